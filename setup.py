@@ -1,0 +1,39 @@
+from setuptools import find_packages, setup
+
+requires = [
+    "pyramid>=2.0,<3",
+    "colander>=2.0,<3",
+    "SQLAlchemy>=2.0,<2.1",
+    "psycopg[binary]>=3.1,<4",
+    "waitress>=3.0,<4",
+    "alembic>=1.13,<2",
+    "requests>=2.31,<3",
+    "python-slugify>=8.0,<9",
+    "plaster_pastedeploy>=1.0,<2",
+    "Babel>=2.14,<3",
+]
+
+tests_require = [
+    "WebTest>=3.0,<4",
+    "pytest>=8,<10",
+    "woocommerce==3.0.0",
+    "oauthlib>=3.2,<4",
+    "ruff>=0.6",
+]
+
+setup(
+    name="shopsvc",
+    version="0.1.0",
+    description="JSON-over-HTTP shop administration API, compatible with the legacy v3 shop API",
+    packages=find_packages(exclude=["tests", "tests.*"]),
+    include_package_data=True,
+    package_data={"shopsvc": ["migrations/*.py", "migrations/versions/*.py", "migrations/*.mako"]},
+    zip_safe=False,
+    python_requires=">=3.11",
+    install_requires=requires,
+    extras_require={"test": tests_require},
+    entry_points={
+        "paste.app_factory": ["main = shopsvc:main"],
+        "console_scripts": ["shopsvc = shopsvc.cli:main"],
+    },
+)

@@ -1,0 +1,147 @@
+"""The ``shopsvc`` command: ``shopsvc CONFIG_URI COMMAND [options]`` (decisions.md §1).
+
+Every command that creates something prints the record as one line of JSON on stdout; bad
+arguments (an unknown user or role, say) print a message on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pyramid.paster import get_appsettings, setup_logging
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+
+from shopsvc.db import make_engine, migrate
+from shopsvc.security import PERMISSIONS, ROLES, generate_key_pair, hash_consumer_key
+from shopsvc.settings import Settings, load_settings
+from shopsvc.sql import auth as auth_sql
+
+
+class UsageError(Exception):
+    """A command's arguments cannot be carried out (exit status 2)."""
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+
+
+def cmd_migrate(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+    return {"revision": migrate(engine)}
+
+
+def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+    if not args.login.strip():
+        raise UsageError("--login must not be empty")
+    if "@" not in args.email:
+        raise UsageError(f"--email {args.email!r} is not an email address")
+    values = {
+        "login": args.login.strip(),
+        "email": args.email.strip(),
+        "role": args.role,
+        "first_name": args.first_name,
+        "last_name": args.last_name,
+    }
+    try:
+        with engine.begin() as conn:
+            user = auth_sql.create_user(conn, values, _now())
+    except IntegrityError:
+        raise UsageError(f"a user with login {args.login!r} already exists") from None
+    return {
+        "id": user["id"],
+        "login": user["login"],
+        "email": user["email"],
+        "role": user["role"],
+        "first_name": user["first_name"],
+        "last_name": user["last_name"],
+    }
+
+
+def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+    consumer_key, consumer_secret = generate_key_pair()
+    with engine.begin() as conn:
+        user = auth_sql.user_by_login(conn, args.user)
+        if user is None:
+            raise UsageError(f"no user with login {args.user!r}")
+        values = {
+            "user_id": user["id"],
+            "description": args.description,
+            "permissions": args.permissions,
+            "consumer_key_hash": hash_consumer_key(consumer_key),
+            "consumer_secret": consumer_secret,
+            "truncated_key": consumer_key[-7:],
+        }
+        key_id = auth_sql.create_key(conn, values, _now())
+    return {
+        "key_id": key_id,
+        "user_id": user["id"],
+        "consumer_key": consumer_key,
+        "consumer_secret": consumer_secret,
+        "permissions": args.permissions,
+    }
+
+
+Command = Callable[[Engine, Settings, argparse.Namespace], dict[str, Any]]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="shopsvc",
+        description="Administer a shopsvc installation.",
+        epilog="Example: shopsvc development.ini create-user --login admin "
+        "--email admin@example.com --role administrator",
+    )
+    parser.add_argument("config_uri", help="the ini file, e.g. development.ini")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sub = commands.add_parser("migrate", help="bring the schema to the latest migration")
+    sub.set_defaults(run=cmd_migrate)
+
+    sub = commands.add_parser("create-user", help="create a user")
+    sub.add_argument("--login", required=True)
+    sub.add_argument("--email", required=True)
+    sub.add_argument("--role", required=True, choices=sorted(ROLES))
+    sub.add_argument("--first-name", default="")
+    sub.add_argument("--last-name", default="")
+    sub.set_defaults(run=cmd_create_user)
+
+    sub = commands.add_parser("create-key", help="create a consumer key for a user")
+    sub.add_argument("--user", required=True, help="the user's login")
+    sub.add_argument("--permissions", required=True, choices=PERMISSIONS)
+    sub.add_argument("--description", default="")
+    sub.set_defaults(run=cmd_create_key)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        setup_logging(args.config_uri)
+        app_settings = get_appsettings(args.config_uri)
+    except (FileNotFoundError, LookupError, ValueError) as exc:
+        print(f"shopsvc: cannot read {args.config_uri}: {exc}", file=sys.stderr)
+        return 2
+    settings = load_settings(app_settings)
+    engine = make_engine(settings.database_url)
+    try:
+        if args.command != "migrate" and settings.auto_migrate:
+            migrate(engine)
+        run: Command = args.run
+        result = run(engine, settings, args)
+    except UsageError as exc:
+        print(f"shopsvc {args.command}: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
+    print(json.dumps(result, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""The database engine, schema migrations, and the one connection + transaction per request."""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Callable
+from typing import Any
+
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from pyramid.config import Configurator
+from pyramid.request import Request
+from sqlalchemy import Connection, Engine, create_engine, event
+
+MIGRATIONS = str(pathlib.Path(__file__).parent / "migrations")
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for ``url``; SQLite gets foreign keys, WAL and a busy timeout."""
+    if url.startswith("sqlite"):
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": 30}, **kwargs
+        )
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+            # Let SQLAlchemy, not pysqlite, issue BEGIN so that SAVEPOINTs work.
+            dbapi_connection.isolation_level = None
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA foreign_keys=ON")
+            if ":memory:" not in url:
+                cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Connection) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("write") else "BEGIN")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, **kwargs)
+
+
+def write_transaction(engine: Engine) -> Any:
+    """``engine.begin()`` for a short transaction that writes (SQLite takes the lock up front)."""
+    connection = engine.connect()
+    connection.info["write"] = True
+    return _ClosingBegin(connection)
+
+
+class _ClosingBegin:
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def __enter__(self) -> Connection:
+        self.connection.begin()
+        return self.connection
+
+    def __exit__(self, exc_type: Any, *_: Any) -> None:
+        try:
+            if exc_type is None:
+                self.connection.commit()
+            else:
+                self.connection.rollback()
+        finally:
+            self.connection.info.pop("write", None)
+            self.connection.close()
+
+
+def _alembic_config(connection: Connection) -> AlembicConfig:
+    config = AlembicConfig()
+    config.set_main_option("script_location", MIGRATIONS)
+    config.attributes["connection"] = connection
+    return config
+
+
+def migrate(engine: Engine) -> str:
+    """Bring the schema to the latest migration; return the revision reached."""
+    with engine.begin() as connection:
+        command.upgrade(_alembic_config(connection), "head")
+    return current_revision(engine) or ""
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str | None:
+    return ScriptDirectory(MIGRATIONS).get_current_head()
+
+
+def _request_db(request: Request) -> Connection:
+    """The request's connection, in a transaction the transaction tween ends."""
+    connection: Connection = request.registry.engine.connect()
+    connection.info["write"] = request.method not in ("GET", "HEAD")
+    connection.begin()
+    request.environ["shopsvc.connection"] = connection
+    return connection
+
+
+def _after_commit(request: Request, callback: Callable[[], None]) -> None:
+    request.environ.setdefault("shopsvc.after_commit", []).append(callback)
+
+
+def includeme(config: Configurator) -> None:
+    config.add_request_method(_request_db, "db", reify=True)
+    config.add_request_method(_after_commit, "after_commit")

@@ -1,0 +1,134 @@
+"""Parsing the common list parameters: ``page`` and the ``filter[...]`` keys (decisions.md §2, §7).
+
+The result is a plain ``ListParams`` that ``shopsvc.sql.paging`` turns into SQL. Bad values are a
+400 ``shop_api_invalid_param`` naming the parameter; unknown filter keys are ignored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from shopsvc.errors import invalid_param
+from shopsvc.settings import Settings
+
+LEADING_DIGITS = re.compile(r"\s*([0-9]+)")
+# Common ``filter[orderby]`` spellings and the sort key each one means.
+COMMON_ORDERBY = {
+    "id": "id",
+    "date": "created_at",
+    "created_at": "created_at",
+    "modified": "updated_at",
+    "updated_at": "updated_at",
+}
+
+
+@dataclass(frozen=True)
+class ListParams:
+    page: int = 1
+    limit: int = 10
+    offset: int = 0
+    descending: bool = True
+    orderby: str = "created_at"
+    ids_in: tuple[int, ...] | None = None
+    ids_not_in: tuple[int, ...] = ()
+    created_min: dt.datetime | None = None
+    created_max: dt.datetime | None = None
+    updated_min: dt.datetime | None = None
+    updated_max: dt.datetime | None = None
+    q: str = ""
+
+
+def query_int(value: str | None, name: str, default: int) -> int:
+    """A query integer by its leading digits (``"100?"`` → 100); empty or 0 → ``default``."""
+    if value is None or value.strip() == "":
+        return default
+    match = LEADING_DIGITS.match(value)
+    if match is None:
+        raise invalid_param(name, f"{value!r} is not a positive integer")
+    number = int(match.group(1))
+    return number or default
+
+
+def parse_limit(value: str | None, settings: Settings) -> int:
+    if value is not None and value.strip() == "-1":
+        return settings.max_page_size
+    limit = query_int(value, "filter[limit]", settings.page_size)
+    return min(limit, settings.max_page_size)
+
+
+def parse_timestamp(value: str, name: str) -> dt.datetime:
+    """RFC 3339 / ISO 8601 with its offset honoured (a date alone is midnight UTC) → naive UTC."""
+    text = value.strip()
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+        text += "T00:00:00"
+    if not re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}", text):
+        raise invalid_param(name, f"{value!r} is not an RFC 3339 date")
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("z", "Z"))
+    except ValueError:
+        raise invalid_param(name, f"{value!r} is not an RFC 3339 date") from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+    return moment
+
+
+def parse_ids(value: str | None, name: str) -> tuple[int, ...] | None:
+    if value is None or value.strip() == "":
+        return None
+    ids = []
+    for part in value.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if not part.isascii() or not part.isdigit():
+            raise invalid_param(name, f"{part!r} is not an id")
+        ids.append(int(part))
+    return tuple(ids)
+
+
+def _optional_timestamp(filters: Mapping[str, str], key: str) -> dt.datetime | None:
+    value = filters.get(key)
+    if value is None or value.strip() == "":
+        return None
+    return parse_timestamp(value, f"filter[{key}]")
+
+
+def parse_list_params(
+    query: Mapping[str, str],
+    filters: Mapping[str, str],
+    settings: Settings,
+    orderby: Mapping[str, str] | None = None,
+    default_orderby: str = "created_at",
+) -> ListParams:
+    """``page`` and the common filters; ``orderby`` maps accepted spellings to sort keys."""
+    choices = dict(COMMON_ORDERBY if orderby is None else orderby)
+    page = query_int(query.get("page", filters.get("page")), "page", 1)
+    limit = parse_limit(filters.get("limit"), settings)
+    offset = query_int(filters.get("offset"), "filter[offset]", 0)
+    order = (filters.get("order") or "DESC").strip().upper()
+    if order not in ("ASC", "DESC"):
+        raise invalid_param("filter[order]", f"{filters.get('order')!r} is not ASC or DESC")
+    sort_key = default_orderby
+    requested = (filters.get("orderby") or "").strip()
+    if requested:
+        if requested.lower() not in choices:
+            allowed = ", ".join(sorted(choices))
+            raise invalid_param("filter[orderby]", f"{requested!r} is not one of {allowed}")
+        sort_key = choices[requested.lower()]
+    return ListParams(
+        page=page,
+        limit=limit,
+        offset=offset if offset else (page - 1) * limit,
+        descending=order == "DESC",
+        orderby=sort_key,
+        ids_in=parse_ids(filters.get("in"), "filter[in]"),
+        ids_not_in=parse_ids(filters.get("not_in"), "filter[not_in]") or (),
+        created_min=_optional_timestamp(filters, "created_at_min"),
+        created_max=_optional_timestamp(filters, "created_at_max"),
+        updated_min=_optional_timestamp(filters, "updated_at_min"),
+        updated_max=_optional_timestamp(filters, "updated_at_max"),
+        q=(filters.get("q") or "").strip(),
+    )

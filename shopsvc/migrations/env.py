@@ -1,0 +1,14 @@
+"""Alembic environment: the connection is handed in by ``shopsvc.db.migrate``."""
+
+from alembic import context
+
+from shopsvc.sql.tables import metadata
+
+connection = context.config.attributes["connection"]
+context.configure(
+    connection=connection,
+    target_metadata=metadata,
+    render_as_batch=connection.dialect.name == "sqlite",
+)
+with context.begin_transaction():
+    context.run_migrations()

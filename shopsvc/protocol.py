@@ -1,0 +1,229 @@
+"""The shared protocol around every route: request helpers and the two tweens.
+
+``protocol_tween`` (under the exception view, so its errors render as API errors) applies the method
+override, authenticates before routing (everything under the API root but the root itself), refuses
+unknown methods, JSONP and trailing slashes. ``transaction_tween`` (outermost) gives each request
+an id, commits the request's transaction on success and rolls it back on any error, runs the
+after-commit callbacks (the webhook ping) before the response leaves, strips HEAD bodies and writes
+the access log line.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from pyramid.config import Configurator
+from pyramid.registry import Registry
+from pyramid.request import Request
+from pyramid.response import Response
+from pyramid.tweens import EXCVIEW
+
+from shopsvc.errors import ApiError, no_route
+from shopsvc.settings import Settings
+
+access_log = logging.getLogger("shopsvc.access")
+log = logging.getLogger(__name__)
+
+KNOWN_METHODS = frozenset({"HEAD", "GET", "POST", "PUT", "PATCH", "DELETE"})
+
+
+# --- request helpers
+
+
+def _query(request: Request) -> dict[str, str]:
+    """The query string with repeated parameters collapsed: the last value wins, in the position of
+    the first (what PHP's ``$_GET`` does, and what the legacy clients rely on)."""
+    return dict(request.GET.items())
+
+
+def _filters(request: Request) -> dict[str, str]:
+    """``filter[limit]=5&filter[q]=x`` → ``{"limit": "5", "q": "x"}``."""
+    found: dict[str, str] = {}
+    for key, value in request.query.items():
+        if key.startswith("filter[") and key.endswith("]"):
+            found[key[7:-1]] = value
+    return found
+
+
+def _shop(request: Request) -> Settings:
+    return request.registry.shop
+
+
+def _from_trusted_proxy(request: Request) -> bool:
+    proxies = request.shop.trusted_proxies
+    if not proxies or not request.remote_addr:
+        return False
+    try:
+        address = ipaddress.ip_address(request.remote_addr)
+    except ValueError:
+        return False
+    return any(address in network for network in proxies)
+
+
+def _scheme(request: Request) -> str:
+    forwarded = request.headers.get("X-Forwarded-Proto", "")
+    if forwarded and _from_trusted_proxy(request):
+        return forwarded.split(",")[0].strip().lower()
+    return request.scheme
+
+
+def _public_url(request: Request) -> str:
+    """The canonical ``scheme://host[:port]`` used in links and OAuth base strings."""
+    configured = request.shop.public_url
+    if configured:
+        return configured
+    scheme = request.scheme_seen
+    host = request.host
+    default_port = {"http": ":80", "https": ":443"}.get(scheme)
+    if default_port and host.endswith(default_port):
+        host = host[: -len(default_port)]
+    return f"{scheme}://{host}"
+
+
+def _envelope(request: Request, key: str, code: str, message: str) -> Any:
+    """The value under the envelope ``key`` of the JSON body.
+
+    Unparseable JSON → 400 ``shop_api_invalid_json``; an empty body, a body that is not an object,
+    an absent key or a null envelope → the route's own missing-data error.
+    """
+    body = request.json_object
+    value = body.get(key) if isinstance(body, dict) else None
+    if value is None:
+        raise ApiError(code, message, 400)
+    return value
+
+
+def _json_object(request: Request) -> Any:
+    raw = request.body
+    if not raw or not raw.strip():
+        return None
+    try:
+        text = raw.decode(request.charset or "utf-8")
+        return json.loads(text)
+    except UnicodeDecodeError as exc:
+        raise ApiError("shop_api_invalid_json", f"Invalid JSON body: {exc.reason}.", 400) from None
+    except json.JSONDecodeError as exc:
+        raise ApiError("shop_api_invalid_json", f"Invalid JSON body: {exc}.", 400) from None
+
+
+def _require(request: Request, capability: str, code: str, message: str) -> None:
+    """401 ``code`` unless the authenticated user holds ``capability``."""
+    if not request.has_permission(capability):
+        raise ApiError(code, message, 401)
+
+
+# --- tweens
+
+
+def _api_path(request: Request) -> str | None:
+    """The path below the API root (``""`` for the root itself), or None outside the API."""
+    root = request.shop.api_root.lower()
+    path = request.path_info
+    lowered = path.lower()
+    if lowered == root or lowered == root + "/":
+        return ""
+    if lowered.startswith(root + "/"):
+        return path[len(root) :]
+    return None
+
+
+def _override_method(request: Request) -> None:
+    override = request.GET.get("_method")
+    if override:
+        request.method = override.upper()
+    elif "X-HTTP-Method-Override" in request.headers:
+        request.method = request.headers["X-HTTP-Method-Override"]
+
+
+def protocol_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
+    def protocol_tween(request: Request) -> Response:
+        _override_method(request)
+        below = _api_path(request)
+        if below is None or below == "":
+            if request.method not in KNOWN_METHODS:
+                raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
+            return handler(request)
+        request.identity  # authentication runs before routing  # noqa: B018
+        if request.method not in KNOWN_METHODS:
+            raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
+        if "_jsonp" in request.GET:
+            raise ApiError("shop_api_jsonp_disabled", "JSONP support is disabled on this site", 400)
+        if below.endswith("/") or "//" in below:
+            raise no_route()
+        return handler(request)
+
+    return protocol_tween
+
+
+def _finish_transaction(request: Request, success: bool) -> None:
+    connection = request.environ.pop("shopsvc.connection", None)
+    if connection is None:
+        return
+    try:
+        if success:
+            connection.commit()
+        else:
+            connection.rollback()
+    finally:
+        connection.close()
+
+
+def _run_after_commit(request: Request) -> None:
+    for callback in request.environ.pop("shopsvc.after_commit", []):
+        try:
+            callback()
+        except Exception:
+            log.exception("after-commit callback failed")
+
+
+def transaction_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
+    def transaction_tween(request: Request) -> Response:
+        started = time.perf_counter()
+        request.request_id = request.headers.get("X-Request-Id") or uuid.uuid4().hex
+        status = 500
+        try:
+            response = handler(request)
+            status = response.status_code
+            success = status < 400 and getattr(request, "exception", None) is None
+            _finish_transaction(request, success)
+            if success:
+                _run_after_commit(request)
+            response.headers["X-Request-Id"] = request.request_id
+            if request.method == "HEAD":
+                length = response.content_length
+                response.app_iter = [b""]
+                response.content_length = length
+            return response
+        except BaseException:
+            _finish_transaction(request, False)
+            raise
+        finally:
+            access_log.info(
+                "%s %s %s %s %.1fms",
+                request.request_id,
+                request.method,
+                request.path_qs if len(request.path_qs) < 2000 else request.path,
+                status,
+                (time.perf_counter() - started) * 1000,
+            )
+
+    return transaction_tween
+
+
+def includeme(config: Configurator) -> None:
+    config.add_request_method(_query, "query", reify=True)
+    config.add_request_method(_filters, "filters", reify=True)
+    config.add_request_method(_shop, "shop", reify=True)
+    config.add_request_method(_scheme, "scheme_seen", reify=True)
+    config.add_request_method(_public_url, "public_url", reify=True)
+    config.add_request_method(_json_object, "json_object", reify=True)
+    config.add_request_method(_envelope, "envelope")
+    config.add_request_method(_require, "require")
+    config.add_tween("shopsvc.protocol.transaction_tween_factory", over=EXCVIEW)
+    config.add_tween("shopsvc.protocol.protocol_tween_factory", under=EXCVIEW)

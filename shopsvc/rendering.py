@@ -1,0 +1,175 @@
+"""Turning results into responses: JSON, envelopes, `fields`, timestamps, decimals, paging headers.
+
+One place decides each format (design.md): timestamps are ``YYYY-MM-DDTHH:MM:SSZ`` in UTC, money and
+rates are strings with fixed decimals rounded half up, list responses carry the pagination headers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from collections.abc import Iterable, Mapping
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+from urllib.parse import urlencode
+
+from pyramid.config import Configurator
+from pyramid.request import Request
+from pyramid.response import Response
+
+EPOCH = "1970-01-01T00:00:00Z"
+CONTENT_TYPE = "application/json; charset=UTF-8"
+
+
+def format_timestamp(value: dt.datetime | None) -> str:
+    """A stored UTC timestamp as ``2015-01-21T13:19:58Z`` (the epoch when unset)."""
+    if value is None:
+        return EPOCH
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def format_decimal(value: Decimal | int | str | None, places: int) -> str:
+    """A decimal string with exactly ``places`` decimals, rounded half away from zero."""
+    amount = Decimal(0) if value in (None, "") else Decimal(value)
+    return str(amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, dt.datetime):
+        return format_timestamp(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def dumps(body: object) -> str:
+    return json.dumps(body, default=_json_default, ensure_ascii=False, separators=(",", ":"))
+
+
+def render_json(request: Request, body: object, status: int = 200) -> Response:
+    response = Response(body=dumps(body).encode("utf-8"), status=status)
+    response.headers["Content-Type"] = CONTENT_TYPE
+    return response
+
+
+# --- the ``fields`` filter
+
+
+def parse_fields(spec: str | None) -> dict[str, set[str] | None] | None:
+    """``"a,b,c.d,c.e"`` → ``{"a": None, "b": None, "c": {"d", "e"}}``; ``None`` when absent."""
+    if not spec:
+        return None
+    wanted: dict[str, set[str] | None] = {}
+    for entry in spec.split(","):
+        entry = entry.strip()
+        if not entry:
+            continue
+        parent, _, child = entry.partition(".")
+        child = child.split(".", 1)[0]
+        if not child:
+            wanted[parent] = None
+        elif parent not in wanted or wanted[parent] is not None:
+            children = wanted.setdefault(parent, set())
+            assert children is not None
+            children.add(child)
+    return wanted
+
+
+def _keep_children(value: Any, children: set[str]) -> Any:
+    if isinstance(value, dict):
+        return {k: v for k, v in value.items() if k in children}
+    if isinstance(value, list) and all(isinstance(item, dict) for item in value):
+        return [{k: v for k, v in item.items() if k in children} for item in value]
+    return value
+
+
+def filter_fields(record: Mapping[str, Any], wanted: dict[str, set[str] | None] | None) -> Any:
+    """Keep the named top-level keys; ``parent.child`` keeps only the named children."""
+    if wanted is None:
+        return record
+    kept: dict[str, Any] = {}
+    for key, value in record.items():
+        if key not in wanted:
+            continue
+        children = wanted[key]
+        if children is None:
+            kept[key] = value
+        elif isinstance(value, (dict, list)):
+            kept[key] = _keep_children(value, children)
+    return kept
+
+
+def shaped(request: Request, record: Mapping[str, Any]) -> Any:
+    """``record`` filtered by the request's ``fields`` (GET and HEAD only)."""
+    if request.method not in ("GET", "HEAD"):
+        return record
+    return filter_fields(record, parse_fields(request.query.get("fields")))
+
+
+def single(
+    request: Request, envelope: str, record: Mapping[str, Any], status: int = 200
+) -> Response:
+    return render_json(request, {envelope: shaped(request, record)}, status=status)
+
+
+def message(request: Request, text: str, status: int = 200) -> Response:
+    return render_json(request, {"message": text}, status=status)
+
+
+def count(request: Request, value: Any) -> Response:
+    return render_json(request, {"count": value})
+
+
+# --- lists and their pagination headers
+
+
+def _link_url(request: Request, page: int) -> str:
+    params = [
+        (key, value)
+        for key, value in request.query.items()
+        if key != "page" and key != "consumer_secret" and not key.startswith("oauth_")
+    ]
+    params.append(("page", str(page)))
+    return f"{request.public_url}{request.path}?{urlencode(params)}"
+
+
+def page_headers(request: Request, response: Response, total: int, page: int, limit: int) -> None:
+    """``{prefix}-Total``, ``{prefix}-TotalPages`` and one ``Link`` line per rel."""
+    settings = request.shop
+    total_pages = math.ceil(total / limit) if total else 0
+    response.headers[settings.header("Total")] = str(total)
+    response.headers[settings.header("TotalPages")] = str(total_pages)
+    if total_pages == 0:
+        return
+    links: list[tuple[int, str]] = []
+    if page > 1:
+        links += [(1, "first"), (page - 1, "prev")]
+    if page < total_pages:
+        links.append((page + 1, "next"))
+    if page != total_pages:
+        links.append((total_pages, "last"))
+    for target, rel in links:
+        response.headers.add("Link", f'<{_link_url(request, target)}>; rel="{rel}"')
+
+
+def listing(
+    request: Request,
+    envelope: str,
+    records: Iterable[Mapping[str, Any]],
+    total: int,
+    page: int = 1,
+    limit: int | None = None,
+) -> Response:
+    """A list response; ``limit=None`` marks an unpaginated list (all items, one page)."""
+    wanted = parse_fields(request.query.get("fields"))
+    items = [filter_fields(record, wanted) for record in records]
+    response = render_json(request, {envelope: items})
+    page_headers(request, response, total, page if limit else 1, limit or max(total, 1))
+    return response
+
+
+def includeme(config: Configurator) -> None:
+    config.add_request_method(render_json, "render_json")

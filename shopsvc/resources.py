@@ -1,0 +1,171 @@
+"""The traversal tree: Root ─► the API root (configured prefix) ─► containers ─► items.
+
+Resources only hold identifiers and know their children; they do no I/O (the spec fixes the order
+of checks, so loading a record is the view's job). Each class carries the route ``pattern`` that the
+index lists; path segments match case-insensitively.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from pyramid.request import Request
+
+DIGITS = re.compile(r"[0-9]+")
+SLUG = re.compile(r"\w[\w\s-]*")
+# Ids beyond any stored id still route (the spec's "<id> is a digit string"); they are simply
+# never found. Clamping keeps them inside the range every database accepts as a parameter.
+BEYOND_ANY_ID = 2**31
+
+
+class Resource:
+    pattern: ClassVar[str] = ""
+    named: ClassVar[dict[str, type[Resource]]] = {}
+    item: ClassVar[type[Item] | None] = None
+
+    def __init__(self, parent: Resource | None, name: str) -> None:
+        self.__parent__ = parent
+        self.__name__ = name
+
+    def __getitem__(self, segment: str) -> Resource:
+        child = self.named.get(segment.lower())
+        if child is not None:
+            return child(self, segment)
+        if self.item is not None and self.item.accepts(segment):
+            return self.item(self, segment)
+        raise KeyError(segment)
+
+    def find(self, kind: type[Resource]) -> Resource:
+        """The nearest enclosing resource of ``kind`` (e.g. the webhook of a delivery)."""
+        node: Resource | None = self
+        while node is not None and not isinstance(node, kind):
+            node = node.__parent__
+        if node is None:
+            raise LookupError(kind.__name__)
+        return node
+
+
+class Item(Resource):
+    """A record addressed by a digit-string id."""
+
+    @classmethod
+    def accepts(cls, segment: str) -> bool:
+        return DIGITS.fullmatch(segment) is not None
+
+    @property
+    def id(self) -> int:
+        return min(int(self.__name__), BEYOND_ANY_ID)
+
+
+class LooseItem(Item):
+    """An item whose route takes any segment: a non-numeric id is reported by the view as an
+    invalid id (the spec's "zero or not a positive integer") rather than as no route."""
+
+    @classmethod
+    def accepts(cls, segment: str) -> bool:
+        return True
+
+    @property
+    def id(self) -> int:
+        return super().id if DIGITS.fullmatch(self.__name__) else 0
+
+
+# --- webhooks
+
+
+class WebhookDelivery(LooseItem):
+    pattern = "/webhooks/<webhook_id>/deliveries/<id>"
+
+
+class WebhookDeliveries(Resource):
+    pattern = "/webhooks/<webhook_id>/deliveries"
+    item = WebhookDelivery
+
+
+class Webhook(LooseItem):
+    pattern = "/webhooks/<id>"
+    named = {"deliveries": WebhookDeliveries}
+
+
+class WebhooksCount(Resource):
+    pattern = "/webhooks/count"
+
+
+class Webhooks(Resource):
+    pattern = "/webhooks"
+    named = {"count": WebhooksCount}
+    item = Webhook
+
+
+# --- taxes
+
+
+class TaxClass(Resource):
+    pattern = "/taxes/classes/<slug>"
+
+    @classmethod
+    def accepts(cls, segment: str) -> bool:
+        return SLUG.fullmatch(segment) is not None
+
+    @property
+    def slug(self) -> str:
+        return self.__name__
+
+
+class TaxClassesCount(TaxClass):
+    """``/taxes/classes/count`` is also the class slug ``count`` for DELETE."""
+
+    pattern = "/taxes/classes/count"
+
+
+class TaxClasses(Resource):
+    pattern = "/taxes/classes"
+    named = {"count": TaxClassesCount}
+    item = TaxClass  # type: ignore[assignment]
+
+
+class TaxRate(Item):
+    pattern = "/taxes/<id>"
+
+
+class TaxesCount(Resource):
+    pattern = "/taxes/count"
+
+
+class TaxesBulk(Resource):
+    pattern = "/taxes/bulk"
+
+
+class Taxes(Resource):
+    pattern = "/taxes"
+    named = {"count": TaxesCount, "classes": TaxClasses, "bulk": TaxesBulk}
+    item = TaxRate
+
+
+# --- roots
+
+
+class ApiRoot(Resource):
+    pattern = "/"
+    named = {"webhooks": Webhooks, "taxes": Taxes}
+
+
+class PrefixSegment(Resource):
+    """One segment of a multi-segment API root such as ``/shop-api/v3``."""
+
+    def __init__(self, parent: Resource | None, name: str, remaining: tuple[str, ...]) -> None:
+        super().__init__(parent, name)
+        self.remaining = remaining
+
+    def __getitem__(self, segment: str) -> Resource:
+        if not self.remaining or segment.lower() != self.remaining[0]:
+            raise KeyError(segment)
+        if len(self.remaining) == 1:
+            return ApiRoot(self, segment)
+        return PrefixSegment(self, segment, self.remaining[1:])
+
+
+class Root(PrefixSegment):
+    def __init__(self, request: Request) -> None:
+        super().__init__(None, "", request.shop.api_root_segments)

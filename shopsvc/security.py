@@ -1,0 +1,208 @@
+"""Who is calling, and what may they do.
+
+Authentication (decisions.md §2 and §7, reference core.md §6): over HTTPS (or plain HTTP when
+``auth.allow_basic_over_http``) the ``consumer_key``/``consumer_secret`` query pair when both are
+present, else HTTP Basic, else OAuth when any ``oauth_*`` parameter is present; over plain HTTP,
+OAuth 1.0a one-legged with the parameters in the query string. Then the key's permissions must cover
+the method and its user must exist. Authorisation is by capability of the key's user's role.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from pyramid.config import Configurator
+from pyramid.request import Request, RequestLocalCache
+from pyramid.security import Allowed, Denied
+
+from shopsvc import oauth
+from shopsvc.db import write_transaction
+from shopsvc.errors import BASIC_REALM, ApiError
+from shopsvc.sql import auth as auth_sql
+
+CAPABILITIES = (
+    "manage_shop",
+    "read_private_shop_orders",
+    "publish_shop_orders",
+    "edit_shop_orders",
+    "delete_shop_orders",
+    "read_private_products",
+    "publish_products",
+    "edit_products",
+    "delete_products",
+    "manage_product_terms",
+)
+ROLES: dict[str, frozenset[str]] = {
+    "administrator": frozenset(CAPABILITIES),
+    "shop_manager": frozenset(CAPABILITIES),
+    "customer": frozenset(),
+}
+PERMISSIONS = ("read", "write", "read_write")
+READ_METHODS = frozenset({"GET", "HEAD"})
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# The HMAC key under which consumer keys are stored (the original's ``wc-api``, brand-neutral).
+KEY_HASH_SECRET = b"shop-api"
+NONCE_WINDOW = 900
+
+
+@dataclass(frozen=True)
+class Identity:
+    user_id: int
+    login: str
+    role: str
+    key_id: int
+    permissions: str
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        return ROLES.get(self.role, frozenset())
+
+
+def hash_consumer_key(consumer_key: str) -> str:
+    return hmac.new(KEY_HASH_SECRET, consumer_key.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def generate_key_pair() -> tuple[str, str]:
+    """A new ``(ck_…, cs_…)`` pair: 40 lowercase hex characters each."""
+    return "ck_" + secrets.token_hex(20), "cs_" + secrets.token_hex(20)
+
+
+def _fail(message: str, challenge: bool) -> ApiError:
+    headers = {"WWW-Authenticate": BASIC_REALM} if challenge else {}
+    return ApiError("shop_api_authentication_error", message, 401, headers)
+
+
+def _basic_credentials(request: Request) -> tuple[str, str] | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, encoded = header.partition(" ")
+    if scheme.lower() != "basic" or not encoded.strip():
+        return None
+    try:
+        decoded = base64.b64decode(encoded.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    key, sep, secret = decoded.partition(":")
+    return (key, secret) if sep else None
+
+
+def _clean(text: str) -> str:
+    """Keys are text-cleaned before lookup: surrounding and repeated whitespace dropped."""
+    return " ".join(text.split())
+
+
+class Authenticator:
+    """Finds the key a request presents and checks it; every failure is a 401."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.query = request.query
+        self.basic_allowed = request.scheme_seen == "https" or request.shop.allow_basic_over_http
+
+    def identity(self) -> Identity:
+        now = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+        with write_transaction(self.request.registry.engine) as conn:
+            key = self._key(conn)
+            self._check_permissions(key)
+            if key["login"] is None:
+                raise _fail("API user is invalid.", self.basic_allowed)
+            auth_sql.touch_key(conn, key["key_id"], key["last_access"], now)
+        return Identity(
+            user_id=key["user_id"],
+            login=key["login"],
+            role=key["role"],
+            key_id=key["key_id"],
+            permissions=key["permissions"],
+        )
+
+    def _key(self, conn: Any) -> dict[str, Any]:
+        if self.basic_allowed:
+            consumer_key = self.query.get("consumer_key", "")
+            consumer_secret = self.query.get("consumer_secret", "")
+            if consumer_key and consumer_secret:
+                return self._by_secret(conn, consumer_key, consumer_secret)
+            basic = _basic_credentials(self.request)
+            if basic is not None:
+                return self._by_secret(conn, *basic)
+            if not any(name.startswith("oauth_") for name in self.query):
+                raise _fail("Consumer secret is invalid.", True)
+        return self._by_oauth(conn)
+
+    def _lookup(self, conn: Any, consumer_key: str) -> dict[str, Any]:
+        key = auth_sql.find_key(conn, hash_consumer_key(_clean(consumer_key)))
+        if key is None:
+            raise _fail("Consumer key is invalid.", self.basic_allowed)
+        return key
+
+    def _by_secret(self, conn: Any, consumer_key: str, consumer_secret: str) -> dict[str, Any]:
+        key = self._lookup(conn, consumer_key)
+        given = _clean(consumer_secret).encode("utf-8")
+        if not hmac.compare_digest(given, key["consumer_secret"].encode("utf-8")):
+            raise _fail("Consumer secret is invalid.", self.basic_allowed)
+        return key
+
+    def _by_oauth(self, conn: Any) -> dict[str, Any]:
+        params = self.query
+        missing = oauth.missing_param(params)
+        if missing is not None:
+            raise _fail(f"{missing} parameter is missing.", self.basic_allowed)
+        key = self._lookup(conn, params["oauth_consumer_key"])
+        base_uri = self.request.public_url + self.request.path
+        now = time.time()
+        try:
+            oauth.verify_signature(self.request.method, base_uri, params, key["consumer_secret"])
+            timestamp = oauth.check_timestamp(params["oauth_timestamp"], now, NONCE_WINDOW)
+        except oauth.OAuthError as exc:
+            raise _fail(exc.message, self.basic_allowed) from None
+        fresh = auth_sql.use_nonce(
+            conn, key["key_id"], params["oauth_nonce"], timestamp + NONCE_WINDOW, int(now)
+        )
+        if not fresh:
+            raise _fail("Invalid nonce - nonce has already been used.", self.basic_allowed)
+        return key
+
+    def _check_permissions(self, key: dict[str, Any]) -> None:
+        method = self.request.method
+        permissions = key["permissions"]
+        if method in READ_METHODS and permissions not in ("read", "read_write"):
+            raise _fail("The API key provided does not have read permissions.", self.basic_allowed)
+        if method in WRITE_METHODS and permissions not in ("write", "read_write"):
+            raise _fail("The API key provided does not have write permissions.", self.basic_allowed)
+
+
+class SecurityPolicy:
+    """Pyramid security policy: identity from the consumer key, permission = capability."""
+
+    def __init__(self) -> None:
+        self.cache = RequestLocalCache(lambda request: Authenticator(request).identity())
+
+    def identity(self, request: Request) -> Identity:
+        """Authenticates once per request (Pyramid does not cache ``request.identity``)."""
+        return self.cache.get_or_create(request)
+
+    def authenticated_userid(self, request: Request) -> int | None:
+        identity = request.identity
+        return identity.user_id if identity else None
+
+    def permits(self, request: Request, context: Any, permission: str) -> Allowed | Denied:
+        identity = request.identity
+        if identity is not None and permission in identity.capabilities:
+            return Allowed(f"role {identity.role} holds {permission}")
+        return Denied(f"no capability {permission}")
+
+    def remember(self, request: Request, userid: Any, **kw: Any) -> list[tuple[str, str]]:
+        return []
+
+    def forget(self, request: Request, **kw: Any) -> list[tuple[str, str]]:
+        return []
+
+
+def includeme(config: Configurator) -> None:
+    config.set_security_policy(SecurityPolicy())

@@ -1,0 +1,196 @@
+"""Typed application settings, parsed once from the ini file and the environment.
+
+Every ``shopsvc.*`` key may be overridden by an environment variable ``SHOPSVC_<KEY>`` (dots and
+dashes become underscores, upper case; the prefix is not doubled), and ``sqlalchemy.url`` by
+``SHOPSVC_DATABASE_URL`` (decisions.md §1 and §7). Built-in defaults are the production values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
+FALSE_WORDS = frozenset({"false", "0", "no", "off", ""})
+
+
+class SettingsError(ValueError):
+    """A setting has a value that cannot be used."""
+
+
+def parse_bool(value: object, key: str = "value") -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in TRUE_WORDS:
+        return True
+    if text in FALSE_WORDS:
+        return False
+    raise SettingsError(f"{key}: {value!r} is not a boolean")
+
+
+def env_name(key: str) -> str:
+    """``shopsvc.auth.allow_basic_over_http`` → ``SHOPSVC_AUTH_ALLOW_BASIC_OVER_HTTP``."""
+    if key == "sqlalchemy.url":
+        return "SHOPSVC_DATABASE_URL"
+    name = key.replace(".", "_").replace("-", "_").upper()
+    return name
+
+
+def apply_environment(settings: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
+    """The ini settings with every ``SHOPSVC_*`` environment override applied."""
+    merged = dict(settings)
+    known = {env_name(key): key for key in (*merged, *SETTING_KEYS)}
+    for name, key in known.items():
+        if name in environ:
+            merged[key] = environ[name]
+    return merged
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = ""
+    api_root: str = "/shop-api/v3"
+    header_prefix: str = "X-Shop"
+    public_url: str = ""
+    page_size: int = 10
+    max_page_size: int = 1000
+    bulk_limit: int = 100
+    allow_basic_over_http: bool = False
+    allow_private_targets: bool = False
+    media_dir: str = "media"
+    media_url: str = "/media"
+    max_image_bytes: int = 10 * 1024 * 1024
+    auto_migrate: bool = False
+    trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    webhooks_timeout: int = 60
+    webhooks_max_attempts: int = 5
+    webhooks_disable_after: int = 5
+    # store settings
+    store_name: str = "Shop"
+    store_description: str = ""
+    timezone: str = "UTC"
+    currency: str = "USD"
+    price_decimals: int = 2
+    prices_include_tax: bool = False
+    tax_based_on: str = "shipping"
+    store_country: str = ""
+    store_state: str = ""
+    store_postcode: str = ""
+    store_city: str = ""
+    manage_stock: bool = True
+    weight_unit: str = "kg"
+    dimension_unit: str = "cm"
+    currency_position: str = "left"
+    thousand_separator: str = ","
+    decimal_separator: str = "."
+    calc_taxes: bool = True
+    tax_round_at_subtotal: bool = False
+    shipping_tax_class: str = "standard"
+    out_of_stock_threshold: int = 0
+    hide_out_of_stock: bool = False
+    price_display_suffix: str = ""
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def api_root_segments(self) -> tuple[str, ...]:
+        return tuple(part.lower() for part in self.api_root.strip("/").split("/") if part)
+
+    def header(self, suffix: str) -> str:
+        """A header name under the configured prefix: ``header("Total")`` → ``X-Shop-Total``."""
+        return f"{self.header_prefix}-{suffix}"
+
+    def zero(self) -> Decimal:
+        return Decimal(0).scaleb(-self.price_decimals)
+
+
+# ini key → (Settings attribute, kind)
+_FIELDS: dict[str, tuple[str, str]] = {
+    "sqlalchemy.url": ("database_url", "str"),
+    "shopsvc.api_root": ("api_root", "str"),
+    "shopsvc.header_prefix": ("header_prefix", "str"),
+    "shopsvc.public_url": ("public_url", "str"),
+    "shopsvc.page_size": ("page_size", "int"),
+    "shopsvc.max_page_size": ("max_page_size", "int"),
+    "shopsvc.bulk_limit": ("bulk_limit", "int"),
+    "shopsvc.auth.allow_basic_over_http": ("allow_basic_over_http", "bool"),
+    "shopsvc.outbound.allow_private_targets": ("allow_private_targets", "bool"),
+    "shopsvc.media_dir": ("media_dir", "str"),
+    "shopsvc.media_url": ("media_url", "str"),
+    "shopsvc.max_image_bytes": ("max_image_bytes", "int"),
+    "shopsvc.auto_migrate": ("auto_migrate", "bool"),
+    "shopsvc.trusted_proxies": ("trusted_proxies", "networks"),
+    "shopsvc.webhooks.timeout": ("webhooks_timeout", "int"),
+    "shopsvc.webhooks.max_attempts": ("webhooks_max_attempts", "int"),
+    "shopsvc.webhooks.disable_after": ("webhooks_disable_after", "int"),
+    "shopsvc.store_name": ("store_name", "str"),
+    "shopsvc.store_description": ("store_description", "str"),
+    "shopsvc.timezone": ("timezone", "str"),
+    "shopsvc.currency": ("currency", "str"),
+    "shopsvc.price_decimals": ("price_decimals", "int"),
+    "shopsvc.prices_include_tax": ("prices_include_tax", "bool"),
+    "shopsvc.tax_based_on": ("tax_based_on", "str"),
+    "shopsvc.store_country": ("store_country", "str"),
+    "shopsvc.store_state": ("store_state", "str"),
+    "shopsvc.store_postcode": ("store_postcode", "str"),
+    "shopsvc.store_city": ("store_city", "str"),
+    "shopsvc.manage_stock": ("manage_stock", "bool"),
+    "shopsvc.weight_unit": ("weight_unit", "str"),
+    "shopsvc.dimension_unit": ("dimension_unit", "str"),
+    "shopsvc.currency_position": ("currency_position", "str"),
+    "shopsvc.thousand_separator": ("thousand_separator", "raw"),
+    "shopsvc.decimal_separator": ("decimal_separator", "raw"),
+    "shopsvc.calc_taxes": ("calc_taxes", "bool"),
+    "shopsvc.tax_round_at_subtotal": ("tax_round_at_subtotal", "bool"),
+    "shopsvc.shipping_tax_class": ("shipping_tax_class", "str"),
+    "shopsvc.out_of_stock_threshold": ("out_of_stock_threshold", "int"),
+    "shopsvc.hide_out_of_stock": ("hide_out_of_stock", "bool"),
+    "shopsvc.price_display_suffix": ("price_display_suffix", "raw"),
+}
+SETTING_KEYS: tuple[str, ...] = tuple(_FIELDS)
+
+
+def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    parts = [part for part in text.replace(",", " ").split() if part]
+    try:
+        return tuple(ipaddress.ip_network(part, strict=False) for part in parts)
+    except ValueError as exc:
+        raise SettingsError(f"shopsvc.trusted_proxies: {exc}") from exc
+
+
+def _convert(key: str, kind: str, raw: str) -> object:
+    if kind == "raw":
+        return raw
+    if kind == "str":
+        return raw.strip()
+    if kind == "bool":
+        return parse_bool(raw, key)
+    if kind == "int":
+        try:
+            return int(str(raw).strip())
+        except ValueError:
+            raise SettingsError(f"{key}: {raw!r} is not an integer") from None
+    return _networks(raw)
+
+
+def load_settings(
+    settings: Mapping[str, str], environ: Mapping[str, str] | None = None
+) -> Settings:
+    """Parse the ini ``[app:main]`` settings (plus environment overrides) into ``Settings``."""
+    merged = apply_environment(settings, os.environ if environ is None else environ)
+    values: dict[str, object] = {}
+    for key, (attr, kind) in _FIELDS.items():
+        if key in merged and merged[key] is not None:
+            values[attr] = _convert(key, kind, merged[key])
+    values["extra"] = {k: v for k, v in merged.items() if k not in _FIELDS}
+    result = Settings(**values)  # type: ignore[arg-type]
+    root = "/" + result.api_root.strip("/")
+    public_url = result.public_url.rstrip("/")
+    media_url = "/" + result.media_url.strip("/")
+    if result.page_size < 1 or result.max_page_size < 1 or result.bulk_limit < 1:
+        raise SettingsError("page_size, max_page_size and bulk_limit must be positive")
+    return dataclasses.replace(result, api_root=root, public_url=public_url, media_url=media_url)

@@ -1,0 +1,89 @@
+"""Users, consumer keys and OAuth nonces."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from shopsvc.sql.tables import api_keys, oauth_nonces, users
+
+# last_access is written at most once a minute per key, so reads do not all become writes.
+LAST_ACCESS_RESOLUTION = dt.timedelta(minutes=1)
+
+
+def find_key(conn: Connection, key_hash: str) -> dict[str, Any] | None:
+    """The key with this consumer-key hash, with its user's login and role (None if the user
+    is gone)."""
+    query = (
+        select(
+            api_keys.c.id.label("key_id"),
+            api_keys.c.user_id,
+            api_keys.c.permissions,
+            api_keys.c.consumer_secret,
+            api_keys.c.last_access,
+            users.c.login,
+            users.c.role,
+        )
+        .select_from(api_keys.outerjoin(users, users.c.id == api_keys.c.user_id))
+        .where(api_keys.c.consumer_key_hash == key_hash)
+    )
+    row = conn.execute(query).mappings().first()
+    return dict(row) if row else None
+
+
+def touch_key(
+    conn: Connection, key_id: int, last_access: dt.datetime | None, now: dt.datetime
+) -> None:
+    if last_access is None or now - last_access >= LAST_ACCESS_RESOLUTION:
+        conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(last_access=now))
+
+
+def use_nonce(conn: Connection, key_id: int, nonce: str, expires_at: int, now: int) -> bool:
+    """Record ``nonce`` for the key; False when it was already used and has not expired.
+
+    The (key, nonce) primary key makes the check race-free: of two concurrent requests with the
+    same nonce exactly one inserts."""
+    purge_nonces(conn, now)
+    try:
+        with conn.begin_nested():
+            conn.execute(
+                insert(oauth_nonces).values(key_id=key_id, nonce=nonce, expires_at=expires_at)
+            )
+    except IntegrityError:
+        return False
+    return True
+
+
+def purge_nonces(conn: Connection, now: int) -> None:
+    conn.execute(delete(oauth_nonces).where(oauth_nonces.c.expires_at < now))
+
+
+def user_by_login(conn: Connection, login: str) -> dict[str, Any] | None:
+    row = conn.execute(select(users).where(users.c.login == login)).mappings().first()
+    return dict(row) if row else None
+
+
+def create_user(conn: Connection, values: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
+    """Insert a user; raises IntegrityError when the login is taken."""
+    row = (
+        conn.execute(
+            insert(users).values(**values, created_at=now, updated_at=now).returning(users)
+        )
+        .mappings()
+        .one()
+    )
+    return dict(row)
+
+
+def create_key(conn: Connection, values: dict[str, Any], now: dt.datetime) -> int:
+    result = conn.execute(
+        insert(api_keys).values(**values, created_at=now).returning(api_keys.c.id)
+    )
+    return int(result.scalar_one())
+
+
+def key_count(conn: Connection) -> int:
+    return int(conn.execute(select(func.count()).select_from(api_keys)).scalar_one())

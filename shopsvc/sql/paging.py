@@ -1,0 +1,94 @@
+"""One pager for every list: common filters, ordering with id as tie-break, count, limit/offset."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sqlalchemy import ColumnElement, Connection, Select, and_, func, or_, select
+
+
+class ListFilters(Protocol):
+    """What the pager reads of ``shopsvc.listing.ListParams`` (sql does not import above it)."""
+
+    limit: int
+    offset: int
+    descending: bool
+    orderby: str
+    ids_in: tuple[int, ...] | None
+    ids_not_in: tuple[int, ...]
+    created_min: Any
+    created_max: Any
+    updated_min: Any
+    updated_max: Any
+    q: str
+
+
+@dataclass(frozen=True)
+class Listable:
+    """How a resource's table answers the common filters."""
+
+    id: ColumnElement[Any]
+    sort_keys: Mapping[str, ColumnElement[Any]]
+    created_at: ColumnElement[Any] | None = None
+    updated_at: ColumnElement[Any] | None = None
+    search: Sequence[ColumnElement[Any]] = ()
+
+
+def escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def common_filters(listable: Listable, params: ListFilters) -> list[ColumnElement[bool]]:
+    """The WHERE terms of ``filter[in|not_in|created_at_*|updated_at_*|q]``."""
+    terms: list[ColumnElement[bool]] = []
+    if params.ids_in is not None:
+        terms.append(listable.id.in_(params.ids_in))
+    if params.ids_not_in:
+        terms.append(listable.id.not_in(params.ids_not_in))
+    bounds = (
+        (listable.created_at, params.created_min, params.created_max),
+        (listable.updated_at, params.updated_min, params.updated_max),
+    )
+    for column, low, high in bounds:
+        if column is None:
+            continue
+        if low is not None:
+            terms.append(column >= low)
+        if high is not None:
+            terms.append(column <= high)
+    if params.q and listable.search:
+        pattern = f"%{escape_like(params.q.lower())}%"
+        terms.append(or_(*(func.lower(col).like(pattern, escape="\\") for col in listable.search)))
+    return terms
+
+
+def count(conn: Connection, base: Select[Any], terms: Sequence[ColumnElement[bool]]) -> int:
+    query = select(func.count()).select_from(base.where(and_(True, *terms)).subquery())
+    return int(conn.execute(query).scalar_one())
+
+
+def fetch_page(
+    conn: Connection,
+    base: Select[Any],
+    listable: Listable,
+    params: ListFilters,
+    extra_terms: Sequence[ColumnElement[bool]] = (),
+) -> tuple[list[dict[str, Any]], int]:
+    """One page of ``base`` (rows as dicts) and the total matching, in two statements."""
+    terms = [*extra_terms, *common_filters(listable, params)]
+    total = count(conn, base, terms)
+    if total == 0 or params.offset >= total:
+        return [], total
+    sort = listable.sort_keys[params.orderby]
+    direction = (lambda col: col.desc()) if params.descending else (lambda col: col.asc())
+    order = [direction(sort)] if sort is not listable.id else []
+    query = (
+        base.where(and_(True, *terms))
+        .order_by(*order, direction(listable.id))
+        .limit(params.limit)
+        .offset(params.offset)
+    )
+    rows = conn.execute(query).mappings().all()
+    return [dict(row) for row in rows], total

@@ -1,0 +1,70 @@
+"""Webhook records."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, delete, insert, select, update
+
+from shopsvc.sql.paging import Listable, ListFilters, common_filters, count, fetch_page
+from shopsvc.sql.tables import webhooks
+
+LISTABLE = Listable(
+    id=webhooks.c.id,
+    sort_keys={
+        "id": webhooks.c.id,
+        "created_at": webhooks.c.created_at,
+        "updated_at": webhooks.c.updated_at,
+        "name": webhooks.c.name,
+    },
+    created_at=webhooks.c.created_at,
+    updated_at=webhooks.c.updated_at,
+    search=(webhooks.c.name,),
+)
+_COLUMNS = (
+    webhooks.c.id,
+    webhooks.c.name,
+    webhooks.c.status,
+    webhooks.c.topic,
+    webhooks.c.delivery_url,
+    webhooks.c.created_at,
+    webhooks.c.updated_at,
+)
+
+
+def _status_terms(status: str | None) -> list[ColumnElement[bool]]:
+    return [] if status is None else [webhooks.c.status == status]
+
+
+def get(conn: Connection, webhook_id: int) -> dict[str, Any] | None:
+    row = conn.execute(select(*_COLUMNS).where(webhooks.c.id == webhook_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def page(
+    conn: Connection, params: ListFilters, status: str | None
+) -> tuple[list[dict[str, Any]], int]:
+    return fetch_page(conn, select(*_COLUMNS), LISTABLE, params, _status_terms(status))
+
+
+def total(conn: Connection, params: ListFilters, status: str | None) -> int:
+    terms = [*_status_terms(status), *common_filters(LISTABLE, params)]
+    return count(conn, select(webhooks.c.id), terms)
+
+
+def create(conn: Connection, values: dict[str, Any], now: dt.datetime) -> int:
+    result = conn.execute(
+        insert(webhooks).values(**values, created_at=now, updated_at=now).returning(webhooks.c.id)
+    )
+    return int(result.scalar_one())
+
+
+def edit(conn: Connection, webhook_id: int, values: dict[str, Any], now: dt.datetime) -> None:
+    conn.execute(
+        update(webhooks).where(webhooks.c.id == webhook_id).values(**values, updated_at=now)
+    )
+
+
+def remove(conn: Connection, webhook_id: int) -> bool:
+    return conn.execute(delete(webhooks).where(webhooks.c.id == webhook_id)).rowcount > 0

@@ -1,0 +1,8 @@
+"""View configuration, one module per resource family."""
+
+from pyramid.config import Configurator
+
+
+def includeme(config: Configurator) -> None:
+    config.scan("shopsvc.errors")
+    config.scan("shopsvc.views")

@@ -1,0 +1,177 @@
+"""Fixtures: the real app factory over SQLite and (when SHOPSVC_TEST_POSTGRES_URL is set)
+PostgreSQL; each test starts from an empty database."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from webtest import TestApp
+
+from shopsvc import main
+from shopsvc.db import make_engine, migrate
+from shopsvc.security import generate_key_pair, hash_consumer_key
+from shopsvc.sql import auth as auth_sql
+from shopsvc.sql.tables import metadata
+
+ROOT = "/shop-api/v3"
+POSTGRES_ENV = "SHOPSVC_TEST_POSTGRES_URL"
+
+
+def _postgres_database() -> Iterator[str]:
+    base = os.environ.get(POSTGRES_ENV)
+    if not base:
+        pytest.skip(f"{POSTGRES_ENV} is not set")
+    url = make_url(base).set(drivername="postgresql+psycopg")
+    name = f"shopsvc_test_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    if request.param == "sqlite":
+        path = tmp_path_factory.mktemp("db") / "shopsvc.sqlite"
+        yield f"sqlite:///{path}"
+    else:
+        yield from _postgres_database()
+
+
+@pytest.fixture(scope="session")
+def engine(database_url: str) -> Iterator[sa.Engine]:
+    engine = make_engine(database_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+BASE_SETTINGS = {
+    "shopsvc.auth.allow_basic_over_http": "true",
+    "shopsvc.outbound.allow_private_targets": "true",
+}
+
+
+@pytest.fixture(scope="session")
+def make_app(
+    engine: sa.Engine, database_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[..., TestApp]:
+    """A TestApp over the real app factory with extra ini settings (the schema is migrated)."""
+    media = tmp_path_factory.mktemp("media")
+
+    def build(**settings: str) -> TestApp:
+        merged = {
+            "sqlalchemy.url": database_url,
+            "shopsvc.media_dir": str(media),
+            **BASE_SETTINGS,
+            **settings,
+        }
+        return TestApp(main({"__file__": "test.ini"}, **merged))
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def app(make_app: Callable[..., TestApp]) -> TestApp:
+    return make_app()
+
+
+def _reset(engine: sa.Engine) -> None:
+    tables = [table.name for table in reversed(metadata.sorted_tables)]
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+        else:
+            for table in tables:
+                conn.exec_driver_sql(f"DELETE FROM {table}")
+            conn.exec_driver_sql("DELETE FROM sqlite_sequence")
+
+
+@pytest.fixture(autouse=True)
+def clean_database(request: pytest.FixtureRequest) -> Iterator[None]:
+    if "engine" not in request.fixturenames:
+        yield
+        return
+    engine: sa.Engine = request.getfixturevalue("engine")
+    _reset(engine)
+    yield
+
+
+class Credentials:
+    def __init__(self, user_id: int, key_id: int, consumer_key: str, consumer_secret: str) -> None:
+        self.user_id = user_id
+        self.key_id = key_id
+        self.consumer_key = consumer_key
+        self.consumer_secret = consumer_secret
+
+
+@pytest.fixture
+def make_key(engine: sa.Engine) -> Callable[..., Credentials]:
+    """Create a user of ``role`` with a key of ``permissions``; returns its credentials."""
+    counter = iter(range(1, 1000))
+
+    def create(role: str = "administrator", permissions: str = "read_write") -> Credentials:
+        now = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+        consumer_key, consumer_secret = generate_key_pair()
+        with engine.begin() as conn:
+            user = auth_sql.create_user(
+                conn,
+                {"login": f"{role}{next(counter)}", "email": "user@example.com", "role": role},
+                now,
+            )
+            key_id = auth_sql.create_key(
+                conn,
+                {
+                    "user_id": user["id"],
+                    "permissions": permissions,
+                    "consumer_key_hash": hash_consumer_key(consumer_key),
+                    "consumer_secret": consumer_secret,
+                    "truncated_key": consumer_key[-7:],
+                },
+                now,
+            )
+        return Credentials(user["id"], key_id, consumer_key, consumer_secret)
+
+    return create
+
+
+@pytest.fixture
+def admin(make_key: Callable[..., Credentials]) -> Credentials:
+    return make_key("administrator", "read_write")
+
+
+def authorised(app: TestApp, credentials: Credentials) -> TestApp:
+    """A TestApp sharing ``app``'s application that sends ``credentials`` by HTTP Basic."""
+    client = TestApp(app.app)
+    client.authorization = ("Basic", (credentials.consumer_key, credentials.consumer_secret))
+    return client
+
+
+@pytest.fixture
+def api(app: TestApp, admin: Credentials) -> TestApp:
+    """The app, called as an administrator (Basic auth over plain HTTP, allowed in tests)."""
+    return authorised(app, admin)
+
+
+@pytest.fixture
+def customer_api(app: TestApp, make_key: Callable[..., Credentials]) -> TestApp:
+    """The app, called by a user whose role holds no capability."""
+    return authorised(app, make_key("customer", "read_write"))
+
+
+def errors(response: Any) -> list[dict[str, str]]:
+    return response.json["errors"]
