@@ -14,9 +14,6 @@ from pyramid.request import Request
 
 DIGITS = re.compile(r"[0-9]+")
 SLUG = re.compile(r"\w[\w\s-]*")
-# Ids beyond any stored id still route (the spec's "<id> is a digit string"); they are simply
-# never found. Clamping keeps them inside the range every database accepts as a parameter.
-BEYOND_ANY_ID = 2**31
 
 
 class Resource:
@@ -55,7 +52,7 @@ class Item(Resource):
 
     @property
     def id(self) -> int:
-        return min(int(self.__name__), BEYOND_ANY_ID)
+        return int(self.__name__)
 
 
 class LooseItem(Item):

@@ -27,6 +27,8 @@ POSTGRES_ENV = "SHOPSVC_TEST_POSTGRES_URL"
 def _postgres_database() -> Iterator[str]:
     base = os.environ.get(POSTGRES_ENV)
     if not base:
+        if os.environ.get("SHOPSVC_REQUIRE_POSTGRES"):
+            pytest.fail(f"{POSTGRES_ENV} is not set but SHOPSVC_REQUIRE_POSTGRES is")
         pytest.skip(f"{POSTGRES_ENV} is not set")
     url = make_url(base).set(drivername="postgresql+psycopg")
     name = f"shopsvc_test_{uuid.uuid4().hex[:12]}"

@@ -56,6 +56,20 @@ class Money(TypeDecorator[Decimal]):
         return None if value is None else Decimal(value)
 
 
+class Id(TypeDecorator[int]):
+    """An INTEGER id. A parameter beyond the column's range (a client may put any digit string
+    in a path or ``filter[in]``) binds as -1, which matches no row, instead of failing."""
+
+    impl = Integer
+    cache_ok = True
+    MAX = 2**31 - 1
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
+        if isinstance(value, int) and not -self.MAX <= value <= self.MAX:
+            return -1
+        return value
+
+
 def _timestamps() -> list[Column[Any]]:
     return [
         Column("created_at", DateTime(), nullable=False),
@@ -66,7 +80,7 @@ def _timestamps() -> list[Column[Any]]:
 users = Table(
     "users",
     metadata,
-    Column("id", Integer, primary_key=True),
+    Column("id", Id, primary_key=True),
     Column("login", String(60), nullable=False, unique=True),
     Column("email", String(254), nullable=False),
     Column("first_name", String(100), nullable=False, server_default=""),
@@ -79,8 +93,8 @@ users = Table(
 api_keys = Table(
     "api_keys",
     metadata,
-    Column("id", Integer, primary_key=True),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
+    Column("id", Id, primary_key=True),
+    Column("user_id", Id, ForeignKey("users.id", ondelete="CASCADE"), nullable=False),
     Column("description", String(200), nullable=False, server_default=""),
     Column("permissions", String(10), nullable=False),
     Column("consumer_key_hash", String(64), nullable=False, unique=True),
@@ -94,7 +108,7 @@ api_keys = Table(
 oauth_nonces = Table(
     "oauth_nonces",
     metadata,
-    Column("key_id", Integer, ForeignKey("api_keys.id", ondelete="CASCADE"), primary_key=True),
+    Column("key_id", Id, ForeignKey("api_keys.id", ondelete="CASCADE"), primary_key=True),
     Column("nonce", String(255), primary_key=True),
     Column("expires_at", BigInteger, nullable=False),
     Index("ix_oauth_nonces_expires_at", "expires_at"),
@@ -103,14 +117,14 @@ oauth_nonces = Table(
 webhooks = Table(
     "webhooks",
     metadata,
-    Column("id", Integer, primary_key=True),
+    Column("id", Id, primary_key=True),
     Column("name", Text, nullable=False),
     Column("status", String(20), nullable=False),
     Column("topic", String(200), nullable=False),
     Column("delivery_url", Text, nullable=False),
     Column("secret", Text, nullable=False),
     Column("api_version", String(20), nullable=False),
-    Column("user_id", Integer, ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
+    Column("user_id", Id, ForeignKey("users.id", ondelete="SET NULL"), nullable=True),
     Column("failure_count", Integer, nullable=False, server_default="0"),
     *_timestamps(),
     Index("ix_webhooks_created_at", "created_at", "id"),
@@ -121,7 +135,7 @@ webhooks = Table(
 tax_classes = Table(
     "tax_classes",
     metadata,
-    Column("id", Integer, primary_key=True),
+    Column("id", Id, primary_key=True),
     Column("slug", String(200), nullable=False, unique=True),
     Column("name", String(200), nullable=False, unique=True),
     sqlite_autoincrement=True,
@@ -130,7 +144,7 @@ tax_classes = Table(
 tax_rates = Table(
     "tax_rates",
     metadata,
-    Column("id", Integer, primary_key=True),
+    Column("id", Id, primary_key=True),
     Column("country", String(2), nullable=False, server_default=""),
     Column("state", String(200), nullable=False, server_default=""),
     Column("rate", Money(12, 4), nullable=False),
@@ -141,7 +155,7 @@ tax_rates = Table(
     Column("rate_order", Integer, nullable=False),
     # NULL is the built-in ``standard`` class; deleting a class deletes its rates.
     Column(
-        "tax_class_id", Integer, ForeignKey("tax_classes.id", ondelete="CASCADE"), nullable=True
+        "tax_class_id", Id, ForeignKey("tax_classes.id", ondelete="CASCADE"), nullable=True
     ),
     Index("ix_tax_rates_order", "rate_order", "id"),
     Index("ix_tax_rates_class", "tax_class_id", "rate_order"),
@@ -152,10 +166,10 @@ tax_rates = Table(
 tax_rate_locations = Table(
     "tax_rate_locations",
     metadata,
-    Column("id", Integer, primary_key=True),
+    Column("id", Id, primary_key=True),
     Column(
         "tax_rate_id",
-        Integer,
+        Id,
         ForeignKey("tax_rates.id", ondelete="CASCADE"),
         nullable=False,
     ),
