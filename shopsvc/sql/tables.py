@@ -19,6 +19,9 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
+    func,
+    text,
 )
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
@@ -154,9 +157,7 @@ tax_rates = Table(
     Column("shipping", Boolean, nullable=False),
     Column("rate_order", Integer, nullable=False),
     # NULL is the built-in ``standard`` class; deleting a class deletes its rates.
-    Column(
-        "tax_class_id", Id, ForeignKey("tax_classes.id", ondelete="CASCADE"), nullable=True
-    ),
+    Column("tax_class_id", Id, ForeignKey("tax_classes.id", ondelete="CASCADE"), nullable=True),
     Index("ix_tax_rates_order", "rate_order", "id"),
     Index("ix_tax_rates_class", "tax_class_id", "rate_order"),
     Index("ix_tax_rates_location", "country", "state"),
@@ -176,5 +177,213 @@ tax_rate_locations = Table(
     Column("location_type", String(8), nullable=False),  # 'postcode' or 'city'
     Column("code", String(200), nullable=False),
     Index("ix_tax_rate_locations_rate", "tax_rate_id", "location_type", "id"),
+    sqlite_autoincrement=True,
+)
+
+
+# --- the product catalogue
+
+media = Table(
+    "media",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("file", String(300), nullable=False),  # path below shopsvc.media_dir
+    Column("source_url", Text, nullable=False, server_default=""),
+    Column("mime_type", String(50), nullable=False),
+    Column("title", Text, nullable=False, server_default=""),
+    Column("alt", Text, nullable=False, server_default=""),
+    *_timestamps(),
+    sqlite_autoincrement=True,
+)
+
+shipping_fk = ForeignKey("terms.id", ondelete="SET NULL")
+
+products = Table(
+    "products",
+    metadata,
+    Column("id", Id, primary_key=True),
+    # a variation's variable product, or a grouped product's child's group
+    Column("parent_id", Id, ForeignKey("products.id", ondelete="SET NULL"), nullable=True),
+    Column("type", String(20), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("status_before_trash", String(20), nullable=True),
+    Column("title", Text, nullable=False),
+    Column("slug", String(200), nullable=False),
+    Column("description", Text, nullable=False, server_default=""),
+    Column("short_description", Text, nullable=False, server_default=""),
+    Column("purchase_note", Text, nullable=False, server_default=""),
+    Column("menu_order", Integer, nullable=False, server_default="0"),
+    Column("catalog_visibility", String(10), nullable=False, server_default="visible"),
+    Column("sku", String(200), nullable=True),
+    Column("regular_price", Money(18, 6), nullable=True),
+    Column("sale_price", Money(18, 6), nullable=True),
+    Column("sale_from", DateTime(), nullable=True),
+    Column("sale_to", DateTime(), nullable=True),
+    Column("tax_status", String(10), nullable=False, server_default="taxable"),
+    Column("tax_class", String(200), nullable=False, server_default=""),
+    Column("virtual", Boolean, nullable=False, server_default="0"),
+    Column("downloadable", Boolean, nullable=False, server_default="0"),
+    Column("featured", Boolean, nullable=False, server_default="0"),
+    Column("sold_individually", Boolean, nullable=False, server_default="0"),
+    Column("reviews_allowed", Boolean, nullable=False, server_default="1"),
+    Column("manage_stock", Boolean, nullable=False, server_default="0"),
+    Column("stock_quantity", Integer, nullable=True),
+    Column("stock_status", String(12), nullable=False, server_default="instock"),
+    Column("backorders", String(6), nullable=False, server_default="no"),
+    Column("weight", Money(18, 6), nullable=True),
+    Column("length", Money(18, 6), nullable=True),
+    Column("width", Money(18, 6), nullable=True),
+    Column("height", Money(18, 6), nullable=True),
+    Column("shipping_class_id", Id, shipping_fk, nullable=True),
+    Column("product_url", Text, nullable=False, server_default=""),
+    Column("button_text", Text, nullable=False, server_default=""),
+    Column("download_limit", Integer, nullable=False, server_default="-1"),
+    Column("download_expiry", Integer, nullable=False, server_default="-1"),
+    Column("total_sales", Integer, nullable=False, server_default="0"),
+    Column("upsell_ids", Text, nullable=False, server_default="[]"),  # JSON arrays of ids
+    Column("cross_sell_ids", Text, nullable=False, server_default="[]"),
+    Column("default_attributes", Text, nullable=False, server_default="[]"),  # JSON
+    Column("image_id", Id, ForeignKey("media.id", ondelete="SET NULL"), nullable=True),
+    *_timestamps(),
+    Index("ix_products_listing", "type", "status", "created_at", "id"),
+    Index("ix_products_parent", "parent_id", "menu_order", "id"),
+    Index("ix_products_slug", "slug"),
+    sqlite_autoincrement=True,
+)
+# SKUs are unique, case-insensitively, among products and variations that are not in the trash.
+_LIVE_SKU = text("sku IS NOT NULL AND status <> 'trash'")
+Index(
+    "uq_products_sku",
+    func.lower(products.c.sku),
+    unique=True,
+    postgresql_where=_LIVE_SKU,
+    sqlite_where=_LIVE_SKU,
+)
+
+product_gallery = Table(
+    "product_gallery",
+    metadata,
+    Column("product_id", Id, ForeignKey("products.id", ondelete="CASCADE"), primary_key=True),
+    Column("position", Integer, primary_key=True),
+    Column("media_id", Id, ForeignKey("media.id", ondelete="CASCADE"), nullable=False),
+)
+
+# Categories (product_cat), tags (product_tag) and shipping classes (product_shipping_class).
+terms = Table(
+    "terms",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("taxonomy", String(30), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("slug", String(200), nullable=False),
+    Column("description", Text, nullable=False, server_default=""),
+    Column("parent_id", Id, nullable=False, server_default="0"),
+    Column("display", String(20), nullable=False, server_default=""),
+    Column("image_id", Id, ForeignKey("media.id", ondelete="SET NULL"), nullable=True),
+    Column("menu_order", Integer, nullable=False, server_default="0"),
+    UniqueConstraint("taxonomy", "slug", name="uq_terms_taxonomy_slug"),
+    Index("ix_terms_taxonomy_name", "taxonomy", "name"),
+    sqlite_autoincrement=True,
+)
+
+product_terms = Table(
+    "product_terms",
+    metadata,
+    Column("product_id", Id, ForeignKey("products.id", ondelete="CASCADE"), primary_key=True),
+    Column("term_id", Id, ForeignKey("terms.id", ondelete="CASCADE"), primary_key=True),
+    Index("ix_product_terms_term", "term_id", "product_id"),
+)
+
+attributes = Table(
+    "attributes",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("slug", String(28), nullable=False),
+    Column("type", String(20), nullable=False),
+    Column("order_by", String(20), nullable=False),
+    Column("has_archives", Boolean, nullable=False),
+    UniqueConstraint("slug", name="uq_attributes_slug"),
+    sqlite_autoincrement=True,
+)
+
+attribute_terms = Table(
+    "attribute_terms",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("attribute_id", Id, ForeignKey("attributes.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("slug", String(200), nullable=False),
+    Column("description", Text, nullable=False, server_default=""),
+    Column("menu_order", Integer, nullable=False, server_default="0"),
+    UniqueConstraint("attribute_id", "slug", name="uq_attribute_terms_attribute_id"),
+    sqlite_autoincrement=True,
+)
+
+# The attributes of a product: global (attribute_id set, options in product_attribute_terms)
+# or custom (attribute_id NULL, name and options stored here).
+product_attributes = Table(
+    "product_attributes",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("product_id", Id, ForeignKey("products.id", ondelete="CASCADE"), nullable=False),
+    Column("attribute_id", Id, ForeignKey("attributes.id", ondelete="CASCADE"), nullable=True),
+    Column("name", String(200), nullable=False),
+    Column("position", Integer, nullable=False, server_default="0"),
+    Column("visible", Boolean, nullable=False, server_default="0"),
+    Column("is_variation", Boolean, nullable=False, server_default="0"),
+    Column("options", Text, nullable=False, server_default="[]"),  # JSON, custom attributes
+    Index("ix_product_attributes_product", "product_id", "position", "id"),
+    sqlite_autoincrement=True,
+)
+
+product_attribute_terms = Table(
+    "product_attribute_terms",
+    metadata,
+    Column("product_id", Id, ForeignKey("products.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "attribute_term_id",
+        Id,
+        ForeignKey("attribute_terms.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Index("ix_product_attribute_terms_term", "attribute_term_id"),
+)
+
+# A variation's attribute values: key = global attribute slug or custom attribute's sanitised name.
+variation_attributes = Table(
+    "variation_attributes",
+    metadata,
+    Column("variation_id", Id, ForeignKey("products.id", ondelete="CASCADE"), primary_key=True),
+    Column("attribute_key", String(200), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+downloads = Table(
+    "downloads",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("product_id", Id, ForeignKey("products.id", ondelete="CASCADE"), nullable=False),
+    Column("download_key", String(64), nullable=False),
+    Column("name", Text, nullable=False),
+    Column("file", Text, nullable=False),
+    Column("position", Integer, nullable=False),
+    Index("ix_downloads_product", "product_id", "position"),
+    sqlite_autoincrement=True,
+)
+
+reviews = Table(
+    "reviews",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("product_id", Id, ForeignKey("products.id", ondelete="CASCADE"), nullable=False),
+    Column("reviewer_name", String(200), nullable=False),
+    Column("reviewer_email", String(254), nullable=False),
+    Column("review", Text, nullable=False),
+    Column("rating", Integer, nullable=True),
+    Column("verified", Boolean, nullable=False, server_default="0"),
+    Column("approved", Boolean, nullable=False, server_default="1"),
+    Column("created_at", DateTime(), nullable=False),
+    Index("ix_reviews_product", "product_id", "approved", "created_at"),
     sqlite_autoincrement=True,
 )
