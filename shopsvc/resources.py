@@ -140,12 +140,95 @@ class Taxes(Resource):
     item = TaxRate
 
 
+# --- the product catalogue
+
+
+class Category(Item):
+    pattern = "/products/categories/<id>"
+
+
+class Categories(Resource):
+    pattern = "/products/categories"
+    item = Category
+
+
+class Tag(Item):
+    pattern = "/products/tags/<id>"
+
+
+class Tags(Resource):
+    pattern = "/products/tags"
+    item = Tag
+
+
+class ShippingClass(Item):
+    pattern = "/products/shipping_classes/<id>"
+
+
+class ShippingClasses(Resource):
+    pattern = "/products/shipping_classes"
+    item = ShippingClass
+
+
+class AttributeTerm(Item):
+    pattern = "/products/attributes/<attribute_id>/terms/<id>"
+
+
+class AttributeTerms(Resource):
+    pattern = "/products/attributes/<attribute_id>/terms"
+    item = AttributeTerm
+
+
+class Attribute(Item):
+    pattern = "/products/attributes/<id>"
+    named = {"terms": AttributeTerms}
+
+
+class Attributes(Resource):
+    pattern = "/products/attributes"
+    item = Attribute
+
+
+class ProductReviews(Resource):
+    pattern = "/products/<id>/reviews"
+
+
+class ProductOrders(Resource):
+    pattern = "/products/<id>/orders"
+
+
+class Product(Item):
+    pattern = "/products/<id>"
+    named = {"reviews": ProductReviews, "orders": ProductOrders}
+
+
+class ProductsCount(Resource):
+    pattern = "/products/count"
+
+
+class ProductsBulk(Resource):
+    pattern = "/products/bulk"
+
+
+class Products(Resource):
+    pattern = "/products"
+    named = {
+        "count": ProductsCount,
+        "bulk": ProductsBulk,
+        "categories": Categories,
+        "tags": Tags,
+        "shipping_classes": ShippingClasses,
+        "attributes": Attributes,
+    }
+    item = Product
+
+
 # --- roots
 
 
 class ApiRoot(Resource):
     pattern = "/"
-    named = {"webhooks": Webhooks, "taxes": Taxes}
+    named = {"webhooks": Webhooks, "taxes": Taxes, "products": Products}
 
 
 class PrefixSegment(Resource):
