@@ -104,6 +104,12 @@ def _after_commit(request: Request, callback: Callable[[], None]) -> None:
     request.environ.setdefault("shopsvc.after_commit", []).append(callback)
 
 
+def _on_rollback(request: Request, callback: Callable[[], None]) -> None:
+    """Run ``callback`` if the request's transaction is rolled back (e.g. delete stored files)."""
+    request.environ.setdefault("shopsvc.on_rollback", []).append(callback)
+
+
 def includeme(config: Configurator) -> None:
     config.add_request_method(_request_db, "db", reify=True)
     config.add_request_method(_after_commit, "after_commit")
+    config.add_request_method(_on_rollback, "on_rollback")
