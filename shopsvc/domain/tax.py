@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_DOWN, ROUND_HALF_UP, Decimal, localcontext
 from typing import Literal
 
+from slugify import slugify
+
 __all__ = [
     "TAX_DECIMALS",
     "Address",
@@ -41,6 +43,7 @@ __all__ = [
     "round_money",
     "round_tax",
     "shipping_rates",
+    "tax_class_slug",
     "tax_name",
 ]
 
@@ -212,6 +215,21 @@ def format_rate(value: Decimal) -> str:
 def tax_name(value: str | None) -> str:
     """Rate name on save: an empty name becomes ``"Tax"``."""
     return value if value else "Tax"
+
+
+# Characters the WordPress title sanitiser drops outright (rather than turning into ``-``).
+_SLUG_DROPPED = re.compile(r"[^\w\s.\-]")
+
+
+def tax_class_slug(value: str) -> str:
+    """The slug of a tax class name or of a class given as input (core.md §9.6 "Slug rule").
+
+    Text-cleaned (tags and percent-octets removed), punctuation dropped, accents transliterated,
+    lower-cased; spaces, dots and runs of anything else outside ``a-z 0-9 _ -`` become one ``-``;
+    leading and trailing ``-`` trimmed. ``"Reduced Rate"`` -> ``"reduced-rate"``.
+    """
+    text = _SLUG_DROPPED.sub("", clean_text(value))
+    return slugify(text, regex_pattern=r"[^-a-z0-9_]+")
 
 
 # --------------------------------------------------------------------------------------------

@@ -43,6 +43,8 @@ class Text(colander.SchemaType):
             return colander.null
         if isinstance(cstruct, bool) or not isinstance(cstruct, (str, int, float)):
             raise colander.Invalid(node, "must be a string")
+        if isinstance(cstruct, str) and "\x00" in cstruct:
+            raise colander.Invalid(node, "must not contain NUL characters")
         return cstruct if isinstance(cstruct, str) else str(cstruct)
 
 

@@ -1,0 +1,182 @@
+"""Tax rates (with their postcode and city locations) and tax classes.
+
+A rate's class is ``tax_class_id``; NULL is the built-in ``standard`` class. Rates come back as
+plain dicts with the class slug (``None`` for standard) and their locations as two lists,
+``postcodes`` and ``cities``, in the order they were stored. A page of rates costs one count,
+one select and one statement for the locations of the whole page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from shopsvc.sql.paging import Listable, ListFilters, common_filters, count, fetch_page
+from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates
+
+#: The class filter of the rate list: ``None`` (no filter), ``""`` (standard) or a class slug.
+ClassFilter = str | None
+
+LISTABLE = Listable(
+    id=tax_rates.c.id,
+    sort_keys={"order": tax_rates.c.rate_order, "id": tax_rates.c.id},
+    search=(tax_rates.c.name,),
+)
+_RATE_COLUMNS = (
+    tax_rates.c.id,
+    tax_rates.c.country,
+    tax_rates.c.state,
+    tax_rates.c.rate,
+    tax_rates.c.name,
+    tax_rates.c.priority,
+    tax_rates.c.compound,
+    tax_rates.c.shipping,
+    tax_rates.c.rate_order.label("order"),
+    tax_rates.c.tax_class_id,
+    tax_classes.c.slug.label("class"),
+)
+_RATES = tax_rates.outerjoin(tax_classes, tax_rates.c.tax_class_id == tax_classes.c.id)
+LOCATION_KINDS = {"postcode": "postcodes", "city": "cities"}
+
+
+def _rates() -> Any:
+    return select(*_RATE_COLUMNS).select_from(_RATES)
+
+
+def _class_terms(tax_class: ClassFilter) -> list[ColumnElement[bool]]:
+    if tax_class is None:
+        return []
+    if tax_class == "":
+        return [tax_rates.c.tax_class_id.is_(None)]
+    return [tax_classes.c.slug == tax_class]
+
+
+def _with_locations(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` with ``postcodes`` and ``cities`` lists, loaded in one statement."""
+    by_id: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        row["postcodes"], row["cities"] = [], []
+        by_id[row["id"]] = row
+    if not by_id:
+        return list(rows)
+    query = (
+        select(
+            tax_rate_locations.c.tax_rate_id,
+            tax_rate_locations.c.location_type,
+            tax_rate_locations.c.code,
+        )
+        .where(tax_rate_locations.c.tax_rate_id.in_(list(by_id)))
+        .order_by(tax_rate_locations.c.tax_rate_id, tax_rate_locations.c.id)
+    )
+    for rate_id, kind, code in conn.execute(query):
+        key = LOCATION_KINDS.get(kind)
+        if key is not None:
+            by_id[rate_id][key].append(code)
+    return list(rows)
+
+
+# --- rates
+
+
+def get_rate(conn: Connection, rate_id: int) -> dict[str, Any] | None:
+    row = conn.execute(_rates().where(tax_rates.c.id == rate_id)).mappings().first()
+    return _with_locations(conn, [dict(row)])[0] if row else None
+
+
+def page_rates(
+    conn: Connection, params: ListFilters, tax_class: ClassFilter
+) -> tuple[list[dict[str, Any]], int]:
+    """One page of rates (ordered as ``params`` says) with their locations, and the total."""
+    rows, total = fetch_page(conn, _rates(), LISTABLE, params, _class_terms(tax_class))
+    return _with_locations(conn, rows), total
+
+
+def count_rates(conn: Connection, params: ListFilters, tax_class: ClassFilter) -> int:
+    terms = [*_class_terms(tax_class), *common_filters(LISTABLE, params)]
+    return count(conn, select(tax_rates.c.id).select_from(_RATES), terms)
+
+
+def create_rate(
+    conn: Connection,
+    values: dict[str, Any],
+    locations: dict[str, list[str]],
+) -> int:
+    """Insert a rate (``values`` by column name) and its locations; returns the new id."""
+    result = conn.execute(insert(tax_rates).values(**values).returning(tax_rates.c.id))
+    rate_id = int(result.scalar_one())
+    for kind, codes in locations.items():
+        replace_locations(conn, rate_id, kind, codes)
+    return rate_id
+
+
+def update_rate(conn: Connection, rate_id: int, values: dict[str, Any]) -> None:
+    if values:
+        conn.execute(update(tax_rates).where(tax_rates.c.id == rate_id).values(**values))
+
+
+def replace_locations(conn: Connection, rate_id: int, kind: str, codes: Iterable[str]) -> None:
+    """Replace every ``kind`` (``postcode`` or ``city``) location of the rate by ``codes``."""
+    conn.execute(
+        delete(tax_rate_locations).where(
+            tax_rate_locations.c.tax_rate_id == rate_id,
+            tax_rate_locations.c.location_type == kind,
+        )
+    )
+    rows = [{"tax_rate_id": rate_id, "location_type": kind, "code": code} for code in codes]
+    if rows:
+        conn.execute(insert(tax_rate_locations), rows)
+
+
+def delete_rate(conn: Connection, rate_id: int) -> bool:
+    """Delete the rate and its locations; False when no rate row was deleted."""
+    conn.execute(delete(tax_rate_locations).where(tax_rate_locations.c.tax_rate_id == rate_id))
+    return conn.execute(delete(tax_rates).where(tax_rates.c.id == rate_id)).rowcount > 0
+
+
+# --- classes
+
+
+def class_id(conn: Connection, slug: str) -> int | None:
+    found = conn.execute(select(tax_classes.c.id).where(tax_classes.c.slug == slug)).scalar()
+    return None if found is None else int(found)
+
+
+def class_name_exists(conn: Connection, name: str) -> bool:
+    query = select(tax_classes.c.id).where(tax_classes.c.name == name)
+    return conn.execute(query).first() is not None
+
+
+def list_classes(conn: Connection) -> list[dict[str, Any]]:
+    """Every stored class as ``{slug, name}``, by name (then id)."""
+    query = select(tax_classes.c.slug, tax_classes.c.name).order_by(
+        tax_classes.c.name, tax_classes.c.id
+    )
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def count_classes(conn: Connection) -> int:
+    return int(conn.execute(select(func.count()).select_from(tax_classes)).scalar_one())
+
+
+def create_class(conn: Connection, slug: str, name: str) -> bool:
+    """Insert a class in a savepoint; False when a unique index refused it (a duplicate)."""
+    try:
+        with conn.begin_nested():
+            conn.execute(insert(tax_classes).values(slug=slug, name=name))
+    except IntegrityError:
+        return False
+    return True
+
+
+def delete_class(conn: Connection, slug: str) -> bool:
+    """Delete the class with its rates and their locations; False when no class was deleted."""
+    found = class_id(conn, slug)
+    if found is None:
+        return False
+    rates = select(tax_rates.c.id).where(tax_rates.c.tax_class_id == found)
+    conn.execute(delete(tax_rate_locations).where(tax_rate_locations.c.tax_rate_id.in_(rates)))
+    conn.execute(delete(tax_rates).where(tax_rates.c.tax_class_id == found))
+    return conn.execute(delete(tax_classes).where(tax_classes.c.id == found)).rowcount > 0
