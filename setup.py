@@ -11,6 +11,7 @@ requires = [
     "python-slugify>=8.0,<9",
     "plaster_pastedeploy>=1.0,<2",
     "Babel>=2.14,<3",
+    "nh3>=0.2,<1",
 ]
 
 tests_require = [
@@ -27,7 +28,14 @@ setup(
     description="JSON-over-HTTP shop administration API, compatible with the legacy v3 shop API",
     packages=find_packages(exclude=["tests", "tests.*"]),
     include_package_data=True,
-    package_data={"shopsvc": ["migrations/*.py", "migrations/versions/*.py", "migrations/*.mako"]},
+    package_data={
+        "shopsvc": [
+            "migrations/*.py",
+            "migrations/versions/*.py",
+            "migrations/*.mako",
+            "static/*.png",
+        ]
+    },
     zip_safe=False,
     python_requires=">=3.11",
     install_requires=requires,
