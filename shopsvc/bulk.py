@@ -13,6 +13,7 @@ from typing import Any
 from pyramid.request import Request
 from pyramid.response import Response
 
+from shopsvc.db import savepoint
 from shopsvc.errors import ApiError
 from shopsvc.validation.types import parse_int, require_array
 
@@ -52,7 +53,7 @@ def run_bulk(
     results: list[dict[str, Any]] = []
     for element in items:
         try:
-            with request.db.begin_nested():
+            with savepoint(request):
                 if not isinstance(element, dict):
                     raise ApiError(
                         "shop_api_invalid_param",

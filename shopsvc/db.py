@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import pathlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from alembic import command
@@ -14,6 +16,7 @@ from pyramid.config import Configurator
 from pyramid.request import Request
 from sqlalchemy import Connection, Engine, create_engine, event
 
+log = logging.getLogger(__name__)
 MIGRATIONS = str(pathlib.Path(__file__).parent / "migrations")
 
 
@@ -107,6 +110,35 @@ def _after_commit(request: Request, callback: Callable[[], None]) -> None:
 def _on_rollback(request: Request, callback: Callable[[], None]) -> None:
     """Run ``callback`` if the request's transaction is rolled back (e.g. delete stored files)."""
     request.environ.setdefault("shopsvc.on_rollback", []).append(callback)
+
+
+def _run_callbacks(callbacks: list[Callable[[], None]]) -> None:
+    for callback in reversed(callbacks):
+        try:
+            callback()
+        except Exception:
+            log.exception("on-rollback callback failed")
+
+
+def run_on_rollback(request: Request) -> None:
+    """Undo what a rolled-back transaction cannot (e.g. delete the files it stored)."""
+    _run_callbacks(request.environ.pop("shopsvc.on_rollback", []))
+
+
+@contextmanager
+def savepoint(request: Request) -> Iterator[None]:
+    """A SAVEPOINT on the request's connection; when it is rolled back, the ``on_rollback``
+    callbacks registered inside it run too (bulk elements each run in one)."""
+    callbacks = request.environ.setdefault("shopsvc.on_rollback", [])
+    mark = len(callbacks)
+    try:
+        with request.db.begin_nested():
+            yield
+    except BaseException:
+        undone = callbacks[mark:]
+        del callbacks[mark:]
+        _run_callbacks(undone)
+        raise
 
 
 def includeme(config: Configurator) -> None:
