@@ -21,6 +21,8 @@ from shopsvc.db import make_engine, migrate
 from shopsvc.security import PERMISSIONS, ROLES, generate_key_pair, hash_consumer_key
 from shopsvc.settings import Settings, load_settings
 from shopsvc.sql import auth as auth_sql
+from shopsvc.sql import products as products_sql
+from shopsvc.sql import reviews as reviews_sql
 
 
 class UsageError(Exception):
@@ -86,6 +88,46 @@ def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace)
     }
 
 
+def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+    """Add a review to a product (approved unless ``--pending``); prints the review record."""
+    rating = args.rating.strip()
+    if not (rating.isascii() and rating.isdigit() and 1 <= int(rating) <= 5):
+        raise UsageError(f"--rating {args.rating!r} is not a whole number from 1 to 5")
+    if not args.reviewer_name.strip():
+        raise UsageError("--reviewer-name must not be empty")
+    if "@" not in args.reviewer_email:
+        raise UsageError(f"--reviewer-email {args.reviewer_email!r} is not an email address")
+    now = _now()
+    with engine.begin() as conn:
+        product = products_sql.product_kind(conn, args.product)
+        if product is None:
+            raise UsageError(f"no product with id {args.product}")
+        if product["type"] == "variation":
+            raise UsageError(f"{args.product} is a variation; review its product instead")
+        values = {
+            "product_id": args.product,
+            "rating": int(rating),
+            "reviewer_name": args.reviewer_name.strip(),
+            "reviewer_email": args.reviewer_email.strip(),
+            "review": args.review,
+            "verified": args.verified,
+            "approved": not args.pending,
+        }
+        review = reviews_sql.get(conn, reviews_sql.create(conn, values, now))
+    assert review is not None
+    return {
+        "id": review["id"],
+        "product_id": review["product_id"],
+        "created_at": review["created_at"].strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "review": review["review"],
+        "rating": str(review["rating"]),
+        "reviewer_name": review["reviewer_name"],
+        "reviewer_email": review["reviewer_email"],
+        "verified": bool(review["verified"]),
+        "approved": bool(review["approved"]),
+    }
+
+
 Command = Callable[[Engine, Settings, argparse.Namespace], dict[str, Any]]
 
 
@@ -115,6 +157,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--permissions", required=True, choices=PERMISSIONS)
     sub.add_argument("--description", default="")
     sub.set_defaults(run=cmd_create_key)
+
+    sub = commands.add_parser("add-review", help="add a review to a product")
+    sub.add_argument("--product", required=True, type=int, help="the product's id")
+    sub.add_argument("--rating", required=True, help="1 to 5")
+    sub.add_argument("--reviewer-name", required=True)
+    sub.add_argument("--reviewer-email", required=True)
+    sub.add_argument("--review", required=True, help="the text of the review")
+    sub.add_argument("--pending", action="store_true", help="not approved (not listed)")
+    sub.add_argument("--verified", action="store_true", help="a verified owner's review")
+    sub.set_defaults(run=cmd_add_review)
     return parser
 
 

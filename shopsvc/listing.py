@@ -15,6 +15,9 @@ from shopsvc.errors import invalid_param
 from shopsvc.settings import Settings
 
 LEADING_DIGITS = re.compile(r"\s*([0-9]+)")
+UNENCODED_PLUS = re.compile(
+    r"([T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?) ([0-9]{2}:?[0-9]{2})$"
+)
 # Common ``filter[orderby]`` spellings and the sort key each one means.
 COMMON_ORDERBY = {
     "id": "id",
@@ -62,16 +65,18 @@ def parse_limit(value: str | None, settings: Settings) -> int:
 def parse_timestamp(value: str, name: str) -> dt.datetime:
     """RFC 3339 / ISO 8601 with its offset honoured (a date alone is midnight UTC) → naive UTC."""
     text = value.strip()
+    # An unencoded "+" of an offset arrives as a space: "10:00:00 02:00" means "10:00:00+02:00".
+    text = UNENCODED_PLUS.sub(r"\1+\2", text)
     if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
         text += "T00:00:00"
     if not re.match(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}", text):
         raise invalid_param(name, f"{value!r} is not an RFC 3339 date")
     try:
         moment = dt.datetime.fromisoformat(text.replace("z", "Z"))
-    except ValueError:
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+    except (ValueError, OverflowError):  # OverflowError: the offset leaves years 1–9999
         raise invalid_param(name, f"{value!r} is not an RFC 3339 date") from None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
     return moment
 
 

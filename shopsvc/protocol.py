@@ -1,11 +1,12 @@
 """The shared protocol around every route: request helpers and the two tweens.
 
-``protocol_tween`` (under the exception view, so its errors render as API errors) applies the method
-override, authenticates before routing (everything under the API root but the root itself), refuses
-unknown methods, JSONP and trailing slashes. ``transaction_tween`` (outermost) gives each request
-an id, commits the request's transaction on success and rolls it back on any error, runs the
-after-commit callbacks (the webhook ping) before the response leaves, strips HEAD bodies and writes
-the access log line.
+``protocol_tween`` (under the exception view, so its errors render as API errors) applies the
+method override, refuses JSONP, authenticates before routing (everything under the API root but
+the root itself), refuses unknown methods and trailing slashes. ``transaction_tween`` (outermost)
+gives each request an id, answers undecodable paths and queries, commits the request's transaction
+on success and rolls it back on any error (then runs the on-rollback callbacks, which delete files
+the request stored), runs the after-commit callbacks (the webhook ping) before the response
+leaves, strips HEAD bodies and writes the access log line.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.tweens import EXCVIEW
 
-from shopsvc.errors import ApiError, no_route
+from shopsvc.db import run_on_rollback
+from shopsvc.errors import ApiError, error_response, invalid_param, no_route
 from shopsvc.settings import Settings
 
 access_log = logging.getLogger("shopsvc.access")
@@ -99,16 +101,29 @@ def _envelope(request: Request, key: str, code: str, message: str) -> Any:
     return value
 
 
+def _refuse_constant(name: str) -> Any:
+    # Python's parser accepts NaN and ±Infinity; JSON (RFC 8259) has no such values.
+    raise ValueError(f"{name} is not valid JSON")
+
+
 def _json_object(request: Request) -> Any:
     raw = request.body
     if not raw or not raw.strip():
         return None
     try:
         text = raw.decode(request.charset or "utf-8")
-        return json.loads(text)
+        return json.loads(text, parse_constant=_refuse_constant)
     except UnicodeDecodeError as exc:
         raise ApiError("shop_api_invalid_json", f"Invalid JSON body: {exc.reason}.", 400) from None
-    except json.JSONDecodeError as exc:
+    except LookupError:  # an unknown charset in the Content-Type
+        raise ApiError(
+            "shop_api_invalid_json", f"Invalid JSON body: unknown charset {request.charset}.", 400
+        ) from None
+    except RecursionError:
+        raise ApiError(
+            "shop_api_invalid_json", "Invalid JSON body: nested too deeply.", 400
+        ) from None
+    except ValueError as exc:  # json.JSONDecodeError is a ValueError
         raise ApiError("shop_api_invalid_json", f"Invalid JSON body: {exc}.", 400) from None
 
 
@@ -145,6 +160,10 @@ def protocol_tween_factory(handler: Callable[[Request], Response], registry: Reg
     def protocol_tween(request: Request) -> Response:
         _override_method(request)
         below = _api_path(request)
+        if below is not None and "_jsonp" in request.GET:
+            # The original answers any JSONP request, the root and auth failures included, with
+            # this error (its JSON handler replaces whatever the response would have been).
+            raise ApiError("shop_api_jsonp_disabled", "JSONP support is disabled on this site", 400)
         if below is None or below == "":
             if request.method not in KNOWN_METHODS:
                 raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
@@ -152,8 +171,6 @@ def protocol_tween_factory(handler: Callable[[Request], Response], registry: Reg
         request.identity  # authentication runs before routing  # noqa: B018
         if request.method not in KNOWN_METHODS:
             raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
-        if "_jsonp" in request.GET:
-            raise ApiError("shop_api_jsonp_disabled", "JSONP support is disabled on this site", 400)
         if below.endswith("/") or "//" in below:
             raise no_route()
         return handler(request)
@@ -182,16 +199,51 @@ def _run_after_commit(request: Request) -> None:
             log.exception("after-commit callback failed")
 
 
+def _undecodable(request: Request) -> ApiError | None:
+    """A path or query string that is not UTF-8 (``%ff``) or holds a NUL (which PostgreSQL text
+    cannot store) names no route or parameter; say so before anything else trips over it."""
+    try:
+        if "\x00" in request.path_info:
+            return no_route()
+    except UnicodeError:
+        return no_route()
+    try:
+        pairs = list(request.GET.items())
+    except UnicodeError:
+        return invalid_param("query string", "not valid UTF-8")
+    for key, value in pairs:
+        if "\x00" in key or "\x00" in value:
+            return invalid_param(key.replace("\x00", "\\0"), "must not contain NUL characters")
+    return None
+
+
+def _path_for_log(request: Request) -> str:
+    """The path only: query strings may carry ``consumer_secret`` and OAuth signatures."""
+    try:
+        path: str = request.path
+    except UnicodeError:
+        return repr(request.environ.get("PATH_INFO", ""))
+    return path[:2000]
+
+
 def transaction_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
     def transaction_tween(request: Request) -> Response:
         started = time.perf_counter()
         request.request_id = request.headers.get("X-Request-Id") or uuid.uuid4().hex
         status = 500
         try:
-            response = handler(request)
+            undecodable = _undecodable(request)
+            if undecodable is not None:
+                response = error_response(request, undecodable)
+            else:
+                response = handler(request)
             status = response.status_code
             success = status < 400 and getattr(request, "exception", None) is None
             _finish_transaction(request, success)
+            if success:
+                request.environ.pop("shopsvc.on_rollback", None)
+            else:
+                run_on_rollback(request)
             if success:
                 _run_after_commit(request)
             response.headers["X-Request-Id"] = request.request_id
@@ -202,13 +254,14 @@ def transaction_tween_factory(handler: Callable[[Request], Response], registry: 
             return response
         except BaseException:
             _finish_transaction(request, False)
+            run_on_rollback(request)
             raise
         finally:
             access_log.info(
                 "%s %s %s %s %.1fms",
                 request.request_id,
                 request.method,
-                request.path_qs if len(request.path_qs) < 2000 else request.path,
+                _path_for_log(request),
                 status,
                 (time.perf_counter() - started) * 1000,
             )

@@ -14,8 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
-FALSE_WORDS = frozenset({"false", "0", "no", "off", ""})
+# The boolean spellings of decisions.md §2 (any case); anything else is refused.
+TRUE_WORDS = frozenset({"true", "1", "yes"})
+FALSE_WORDS = frozenset({"false", "0", "no"})
 
 
 class SettingsError(ValueError):
@@ -41,10 +42,17 @@ def env_name(key: str) -> str:
     return name
 
 
+def _overridable(key: str) -> bool:
+    """Only ``shopsvc.*`` keys and ``sqlalchemy.url`` (other ini keys would otherwise be
+    overridden by unrelated variables such as ``HOME`` or ``PATH``)."""
+    return key == "sqlalchemy.url" or key.startswith("shopsvc.")
+
+
 def apply_environment(settings: Mapping[str, str], environ: Mapping[str, str]) -> dict[str, str]:
     """The ini settings with every ``SHOPSVC_*`` environment override applied."""
     merged = dict(settings)
-    known = {env_name(key): key for key in (*merged, *SETTING_KEYS)}
+    overridable = (key for key in (*merged, *SETTING_KEYS) if _overridable(key))
+    known = {env_name(key): key for key in overridable}
     for name, key in known.items():
         if name in environ:
             merged[key] = environ[name]

@@ -530,10 +530,6 @@ def test_cleanup_tolerates_a_file_already_gone(tmp_path: Path) -> None:
     media.delete_file(tmp_path / "gone.png")  # no error
 
 
-@pytest.mark.xfail(
-    reason="shopsvc.protocol.transaction_tween does not run request.on_rollback callbacks yet",
-    strict=False,
-)
 @pytest.mark.parametrize("outcome", ["error response", "exception"])
 def test_transaction_tween_deletes_files_of_a_failed_request(
     shop: TestApp, host: ImageHost, engine: sa.Engine, media_dir: Path, outcome: str

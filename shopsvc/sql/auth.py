@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
@@ -45,12 +46,14 @@ def use_nonce(conn: Connection, key_id: int, nonce: str, expires_at: int, now: i
     """Record ``nonce`` for the key; False when it was already used and has not expired.
 
     The (key, nonce) primary key makes the check race-free: of two concurrent requests with the
-    same nonce exactly one inserts."""
+    same nonce exactly one inserts. The nonce is stored as its SHA-256 digest, so a client's nonce
+    of any length fits the column."""
     purge_nonces(conn, now)
+    digest = hashlib.sha256(nonce.encode("utf-8")).hexdigest()
     try:
         with conn.begin_nested():
             conn.execute(
-                insert(oauth_nonces).values(key_id=key_id, nonce=nonce, expires_at=expires_at)
+                insert(oauth_nonces).values(key_id=key_id, nonce=digest, expires_at=expires_at)
             )
     except IntegrityError:
         return False
