@@ -248,6 +248,7 @@ products = Table(
     Index("ix_products_listing", "type", "status", "created_at", "id"),
     Index("ix_products_parent", "parent_id", "menu_order", "id"),
     Index("ix_products_slug", "slug"),
+    Index("ix_products_shipping_class", "shipping_class_id"),
     sqlite_autoincrement=True,
 )
 # SKUs are unique, case-insensitively, among products and variations that are not in the trash.
@@ -286,6 +287,15 @@ terms = Table(
     sqlite_autoincrement=True,
 )
 
+# Sibling terms have distinct names, case-insensitively.
+Index(
+    "uq_terms_sibling_name",
+    terms.c.taxonomy,
+    terms.c.parent_id,
+    func.lower(terms.c.name),
+    unique=True,
+)
+
 product_terms = Table(
     "product_terms",
     metadata,
@@ -318,6 +328,13 @@ attribute_terms = Table(
     Column("menu_order", Integer, nullable=False, server_default="0"),
     UniqueConstraint("attribute_id", "slug", name="uq_attribute_terms_attribute_id"),
     sqlite_autoincrement=True,
+)
+
+Index(
+    "uq_attribute_terms_name",
+    attribute_terms.c.attribute_id,
+    func.lower(attribute_terms.c.name),
+    unique=True,
 )
 
 # The attributes of a product: global (attribute_id set, options in product_attribute_terms)

@@ -59,6 +59,12 @@ def upgrade() -> None:
         sa.UniqueConstraint("attribute_id", "slug", name="uq_attribute_terms_attribute_id"),
         sqlite_autoincrement=True,
     )
+    op.create_index(
+        "uq_attribute_terms_name",
+        "attribute_terms",
+        ["attribute_id", sa.text("lower(name)")],
+        unique=True,
+    )
     op.create_table(
         "terms",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -78,6 +84,12 @@ def upgrade() -> None:
         sqlite_autoincrement=True,
     )
     op.create_index("ix_terms_taxonomy_name", "terms", ["taxonomy", "name"])
+    op.create_index(
+        "uq_terms_sibling_name",
+        "terms",
+        ["taxonomy", "parent_id", sa.text("lower(name)")],
+        unique=True,
+    )
 
     op.create_table(
         "products",
@@ -148,6 +160,7 @@ def upgrade() -> None:
     op.create_index("ix_products_listing", "products", ["type", "status", "created_at", "id"])
     op.create_index("ix_products_parent", "products", ["parent_id", "menu_order", "id"])
     op.create_index("ix_products_slug", "products", ["slug"])
+    op.create_index("ix_products_shipping_class", "products", ["shipping_class_id"])
     live_sku = sa.text("sku IS NOT NULL AND status <> 'trash'")
     op.create_index(
         "uq_products_sku",
@@ -327,11 +340,13 @@ def downgrade() -> None:
 
     op.drop_table("downloads")
     op.drop_index("uq_products_sku", table_name="products")
+    op.drop_index("ix_products_shipping_class", table_name="products")
     op.drop_index("ix_products_slug", table_name="products")
     op.drop_index("ix_products_parent", table_name="products")
     op.drop_index("ix_products_listing", table_name="products")
 
     op.drop_table("products")
+    op.drop_index("uq_terms_sibling_name", table_name="terms")
     op.drop_index("ix_terms_taxonomy_name", table_name="terms")
 
     op.drop_table("terms")
