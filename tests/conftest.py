@@ -92,15 +92,37 @@ def app(make_app: Callable[..., TestApp]) -> TestApp:
     return make_app()
 
 
+_RESET_SQL: dict[sa.Engine, str] = {}
+
+
+def _reset_sql(engine: sa.Engine) -> str:
+    """One script that empties every table and restarts the ids (DELETE is several times faster
+    than TRUNCATE on the small tables of a test)."""
+    if engine not in _RESET_SQL:
+        tables = [table.name for table in reversed(metadata.sorted_tables)]
+        statements = [f"DELETE FROM {table}" for table in tables]
+        with engine.connect() as conn:
+            if conn.dialect.name == "postgresql":
+                sequences = conn.exec_driver_sql(
+                    "SELECT pg_get_serial_sequence(table_name, 'id') FROM "
+                    "information_schema.columns WHERE column_name = 'id' "
+                    "AND table_schema = current_schema()"
+                ).scalars()
+                statements += [f"ALTER SEQUENCE {seq} RESTART" for seq in sequences if seq]
+            else:
+                statements.append("DELETE FROM sqlite_sequence")
+        _RESET_SQL[engine] = "; ".join(statements)
+    return _RESET_SQL[engine]
+
+
 def _reset(engine: sa.Engine) -> None:
-    tables = [table.name for table in reversed(metadata.sorted_tables)]
+    script = _reset_sql(engine)
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
-            conn.exec_driver_sql(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE")
+            conn.exec_driver_sql(script)
         else:
-            for table in tables:
-                conn.exec_driver_sql(f"DELETE FROM {table}")
-            conn.exec_driver_sql("DELETE FROM sqlite_sequence")
+            for statement in script.split("; "):
+                conn.exec_driver_sql(statement)
 
 
 @pytest.fixture(autouse=True)
