@@ -157,7 +157,13 @@ class Authenticator:
         base_uri = self.request.public_url + self.request.path
         now = time.time()
         try:
-            oauth.verify_signature(self.request.method, base_uri, params, key["consumer_secret"])
+            oauth.verify_signature(
+                self.request.method,
+                base_uri,
+                params,
+                key["consumer_secret"],
+                allow_raw_slash=self.request.shop.oauth_allow_raw_slash,
+            )
             timestamp = oauth.check_timestamp(params["oauth_timestamp"], now, NONCE_WINDOW)
         except oauth.OAuthError as exc:
             raise _fail(exc.message, self.basic_allowed) from None

@@ -69,6 +69,7 @@ class Settings:
     max_page_size: int = 1000
     bulk_limit: int = 100
     allow_basic_over_http: bool = False
+    oauth_allow_raw_slash: bool = False
     allow_private_targets: bool = False
     media_dir: str = "media"
     media_url: str = "/media"
@@ -126,6 +127,7 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.max_page_size": ("max_page_size", "int"),
     "shopsvc.bulk_limit": ("bulk_limit", "int"),
     "shopsvc.auth.allow_basic_over_http": ("allow_basic_over_http", "bool"),
+    "shopsvc.auth.oauth_allow_raw_slash": ("oauth_allow_raw_slash", "bool"),
     "shopsvc.outbound.allow_private_targets": ("allow_private_targets", "bool"),
     "shopsvc.media_dir": ("media_dir", "str"),
     "shopsvc.media_url": ("media_url", "str"),

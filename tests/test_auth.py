@@ -857,3 +857,35 @@ def test_woocommerce_client_over_https(
         "webhooks/count"
     )
     assert_auth_error(response, "Consumer secret is invalid.", challenge=True)
+
+
+def test_woocommerce_client_slash_in_a_value_needs_the_lenient_setting(
+    make_app: Callable[..., TestApp],
+    legacy_app: TestApp,
+    admin: Credentials,
+    wc_transport: Callable[..., Any],
+) -> None:
+    # The client signs "/" raw while the original server encodes it: refused by default, as the
+    # original refuses it; accepted with shopsvc.auth.oauth_allow_raw_slash.
+    wc_transport(legacy_app)
+    response = wc_client(admin).get("webhooks", params={"filter[q]": "a/b"})
+    assert_auth_error(
+        response, "Invalid signature - provided signature does not match.", challenge=False
+    )
+    lenient = make_app(
+        **{
+            "shopsvc.api_root": LEGACY_ROOT,
+            "shopsvc.auth.allow_basic_over_http": "false",
+            "shopsvc.auth.oauth_allow_raw_slash": "true",
+        }
+    )
+    try:
+        wc_transport(lenient)
+        response = wc_client(admin).get("webhooks", params={"filter[q]": "a/b"})
+        assert response.status_int == 200
+        assert response.json == {"webhooks": []}
+        wrong = Credentials(admin.user_id, admin.key_id, admin.consumer_key, "cs_" + "5" * 40)
+        response = wc_client(wrong).get("webhooks", params={"filter[q]": "a/b"})
+        assert response.status_int == 401
+    finally:
+        lenient.app.registry.engine.dispose()
