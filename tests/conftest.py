@@ -87,6 +87,27 @@ def make_app(
     return build
 
 
+@pytest.fixture
+def build_app(make_app: Callable[..., TestApp]) -> Iterator[Callable[..., TestApp]]:
+    """``make_app`` for one test: the apps' engines are disposed afterwards (no leaked
+    connections)."""
+    made: list[TestApp] = []
+
+    def build(**settings: str) -> TestApp:
+        made.append(make_app(**settings))
+        return made[-1]
+
+    yield build
+    for built in made:
+        built.app.registry.engine.dispose()
+
+
+@pytest.fixture
+def no_ping(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Creating a webhook pings its delivery URL; tests that need no network patch it out."""
+    monkeypatch.setattr("shopsvc.views.webhooks.ping", lambda *a, **k: None)
+
+
 @pytest.fixture(scope="session")
 def app(make_app: Callable[..., TestApp]) -> TestApp:
     return make_app()

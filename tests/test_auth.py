@@ -32,10 +32,7 @@ NO_OAUTH = {"shopsvc.auth.allow_basic_over_http": "false"}
 HTTPS = {"wsgi.url_scheme": "https", "HTTP_HOST": "localhost:443"}
 
 
-@pytest.fixture(autouse=True)
-def _no_ping(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Creating a webhook pings its delivery URL; these tests need no network."""
-    monkeypatch.setattr("shopsvc.views.webhooks.ping", lambda *a, **k: None, raising=False)
+pytestmark = pytest.mark.usefixtures("no_ping")
 
 
 def _disposing(app: TestApp) -> Iterator[TestApp]:
@@ -53,19 +50,6 @@ def oauth_app(make_app: Callable[..., TestApp]) -> Iterator[TestApp]:
 def legacy_app(make_app: Callable[..., TestApp]) -> Iterator[TestApp]:
     """The legacy path the real ``woocommerce`` client builds (``/wc-api/v3``), OAuth only."""
     yield from _disposing(make_app(**NO_OAUTH, **{"shopsvc.api_root": LEGACY_ROOT}))
-
-
-@pytest.fixture
-def build_app(make_app: Callable[..., TestApp]) -> Iterator[Callable[..., TestApp]]:
-    made: list[TestApp] = []
-
-    def build(**settings: str) -> TestApp:
-        made.append(make_app(**settings))
-        return made[-1]
-
-    yield build
-    for app in made:
-        app.app.registry.engine.dispose()
 
 
 def create_webhook(api: TestApp, name: str = "hook", root: str = ROOT) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -62,24 +62,7 @@ METHODS = ("HEAD", "GET", "POST", "PUT", "PATCH", "DELETE")
 BASE = "http://localhost"
 
 
-@pytest.fixture(autouse=True)
-def _no_ping(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Creating a webhook pings its delivery URL; these tests need no network."""
-    monkeypatch.setattr("shopsvc.views.webhooks.ping", lambda *a, **k: None, raising=False)
-
-
-@pytest.fixture
-def build_app(make_app: Callable[..., TestApp]) -> Iterator[Callable[..., TestApp]]:
-    """``make_app`` whose engines are disposed after the test (no leaked connections)."""
-    made: list[TestApp] = []
-
-    def build(**settings: str) -> TestApp:
-        made.append(make_app(**settings))
-        return made[-1]
-
-    yield build
-    for app in made:
-        app.app.registry.engine.dispose()
+pytestmark = pytest.mark.usefixtures("no_ping")
 
 
 def create_webhook(api: TestApp, name: str, topic: str = "order.created") -> int:

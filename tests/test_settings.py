@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from conftest import ROOT, Credentials, authorised
@@ -179,19 +179,6 @@ def test_unusable_values_are_refused(key: str, value: str) -> None:
 
 
 # --- the settings reach the application
-
-
-@pytest.fixture
-def build_app(make_app: Callable[..., TestApp]) -> Iterator[Callable[..., TestApp]]:
-    made: list[TestApp] = []
-
-    def build(**settings: str) -> TestApp:
-        made.append(make_app(**settings))
-        return made[-1]
-
-    yield build
-    for app in made:
-        app.app.registry.engine.dispose()
 
 
 def test_api_root_serves_the_legacy_path(
