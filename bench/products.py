@@ -1,0 +1,212 @@
+"""Benchmark of the product list: ``GET /products?filter[limit]=10|100|1000`` through WebTest.
+
+Seeds N variable products (featured image and gallery, two categories, a tag, a shipping class, a
+global and a custom attribute, a download, two reviews, and two variations each with an image,
+attribute values and a download) into a scratch database, then times each page size and counts
+the SQL statements it runs. The statement count must not grow with the page size.
+
+    python bench/products.py                      # SQLite in a temporary file
+    python bench/products.py --database-url postgresql://postgres@127.0.0.1:5432/postgres
+
+With a PostgreSQL URL a scratch database ``shopsvc_bench_<random>`` is created on that server and
+dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import pathlib
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+from webtest import TestApp
+
+ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT_DIR))
+
+from shopsvc import main as app_main  # noqa: E402
+from shopsvc.db import make_engine, migrate  # noqa: E402
+from shopsvc.security import generate_key_pair, hash_consumer_key  # noqa: E402
+from shopsvc.sql import auth as auth_sql  # noqa: E402
+from tests.catalog_factory import CatalogFactory  # noqa: E402
+
+API = "/shop-api/v3/products"
+
+
+@contextmanager
+def scratch_database(url: str | None) -> Iterator[str]:
+    """A fresh database: a temporary SQLite file, or a new database on a PostgreSQL server."""
+    if not url or url.startswith("sqlite"):
+        with tempfile.TemporaryDirectory() as directory:
+            yield url or f"sqlite:///{directory}/bench.sqlite"
+        return
+    server = make_url(url).set(drivername="postgresql+psycopg")
+    name = f"shopsvc_bench_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield server.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+def seed(engine: sa.Engine, count: int) -> None:
+    with engine.begin() as conn:
+        factory = CatalogFactory(conn)
+        categories = [factory.category(f"Category {n}") for n in range(20)]
+        tags = [factory.tag(f"Tag {n}") for n in range(10)]
+        shipping = factory.shipping_class("Standard parcel")
+        color = factory.attribute("Color", order_by="name")
+        colors = {
+            slug: factory.attribute_term(color, slug.title(), slug)
+            for slug in ("red", "green", "blue")
+        }
+        for n in range(count):
+            product = factory.product(
+                f"Product {n}",
+                type="variable",
+                sku=f"P-{n}",
+                description=f"<p>Description of product {n}.</p>",
+                short_description="<p>Short.</p>",
+                image_id=factory.media(f"bench/p{n}.png", f"Product {n}", "front"),
+                gallery=[factory.media(f"bench/p{n}-{g}.png") for g in range(2)],
+                categories=[categories[n % 20], categories[(n + 7) % 20]],
+                tags=[tags[n % 10]],
+                shipping_class_id=shipping,
+                weight="1.25",
+                length="10",
+                width="5",
+                height="2",
+                downloadable=True,
+                downloads=[{"name": "Manual", "file": f"https://example.com/manual-{n}.pdf"}],
+                attributes=[
+                    {"attribute_id": color, "terms": list(colors.values()), "variation": True},
+                    {"name": "Size", "options": ["S", "M", "L"], "variation": True},
+                ],
+            )
+            for index, (slug, size) in enumerate((("red", "S"), ("blue", "M"))):
+                factory.variation(
+                    product,
+                    {"color": slug, "size": size},
+                    title=f"Product {n} - {slug}",
+                    sku=f"P-{n}-{index}",
+                    regular_price=str(10 + index),
+                    sale_price="9" if index else None,
+                    manage_stock=True,
+                    stock_quantity=5,
+                    image_id=factory.media(f"bench/v{n}-{index}.png"),
+                    downloadable=True,
+                    downloads=[{"name": "Extra", "file": f"https://example.com/x-{n}-{index}"}],
+                    menu_order=index,
+                )
+            factory.review(product, 4)
+            factory.review(product, 5)
+
+
+def admin_key(engine: sa.Engine) -> tuple[str, str]:
+    now = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+    consumer_key, consumer_secret = generate_key_pair()
+    with engine.begin() as conn:
+        user = auth_sql.create_user(
+            conn, {"login": "bench", "email": "bench@example.com", "role": "administrator"}, now
+        )
+        auth_sql.create_key(
+            conn,
+            {
+                "user_id": user["id"],
+                "permissions": "read",
+                "consumer_key_hash": hash_consumer_key(consumer_key),
+                "consumer_secret": consumer_secret,
+                "truncated_key": consumer_key[-7:],
+            },
+            now,
+        )
+    return consumer_key, consumer_secret
+
+
+def measure(api: TestApp, engine: sa.Engine, limit: int, repeat: int) -> dict[str, Any]:
+    statements: list[str] = []
+
+    def listener(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    timings = []
+    returned = 0
+    for attempt in range(repeat + 1):
+        statements.clear()
+        sa.event.listen(engine, "before_cursor_execute", listener)
+        started = time.perf_counter()
+        response = api.get(API, params={"filter[limit]": str(limit)})
+        elapsed = time.perf_counter() - started
+        sa.event.remove(engine, "before_cursor_execute", listener)
+        returned = len(response.json["products"])
+        if attempt:  # the first request warms caches up
+            timings.append(elapsed)
+    return {
+        "limit": limit,
+        "returned": returned,
+        "median_ms": statistics.median(timings) * 1000,
+        "min_ms": min(timings) * 1000,
+        "statements": len(statements),
+        "bytes": len(response.body),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", default=None, help="default: a temporary SQLite file")
+    parser.add_argument("--products", type=int, default=1000, help="variable products to seed")
+    parser.add_argument("--repeat", type=int, default=5, help="timed requests per page size")
+    parser.add_argument("--limits", default="10,100,1000", help="page sizes, comma separated")
+    args = parser.parse_args(argv)
+    limits = [int(part) for part in args.limits.split(",") if part.strip()]
+    with scratch_database(args.database_url) as url, tempfile.TemporaryDirectory() as media:
+        engine = make_engine(url)
+        migrate(engine)
+        started = time.perf_counter()
+        seed(engine, args.products)
+        seeded = time.perf_counter() - started
+        key, secret = admin_key(engine)
+        engine.dispose()
+        settings = {
+            "sqlalchemy.url": url,
+            "shopsvc.media_dir": media,
+            "shopsvc.auth.allow_basic_over_http": "true",
+            "shopsvc.max_page_size": str(max(limits)),
+        }
+        api = TestApp(app_main({"__file__": "bench.ini"}, **settings))
+        api.authorization = ("Basic", (key, secret))
+        app_engine = api.app.registry.engine
+        dialect = app_engine.dialect.name
+        print(
+            f"{dialect}: {args.products} variable products, {2 * args.products} variations "
+            f"seeded in {seeded:.1f} s; {args.repeat} timed requests per page size"
+        )
+        print(
+            f"{'filter[limit]':>13} {'records':>8} {'median ms':>10} {'min ms':>9} "
+            f"{'statements':>11} {'bytes':>10}"
+        )
+        for limit in limits:
+            result = measure(api, app_engine, limit, args.repeat)
+            print(
+                f"{result['limit']:>13} {result['returned']:>8} {result['median_ms']:>10.1f} "
+                f"{result['min_ms']:>9.1f} {result['statements']:>11} {result['bytes']:>10}"
+            )
+        app_engine.dispose()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,630 @@
+"""The product record: the JSON of a product or variation as every product route returns it.
+
+Used by the read routes (``shopsvc.views.products``) and by every write route (which answers
+with the record of what it wrote), so it lives outside ``shopsvc.views``. Field order and rules:
+reference products.md §2 (product, "final"), §2.2 (images), §2.3 (attributes) and §3 (variations,
+``parent``, ``grouped_products``), with decisions.md §5 and §7 "Products" where they differ.
+
+The pure rules come from ``shopsvc.domain.pricing`` (prices, ``on_sale``, ``price_html``),
+``shopsvc.domain.stock`` (stock flags) and ``shopsvc.domain.catalog`` (``visible``,
+``purchaseable``, attribute slugs); the data from ``shopsvc.sql.products.load_products`` (a fixed
+number of statements for any number of products).
+
+A variation takes these from its variable parent when its own value is unset (the final core's
+rules): SKU, weight, each dimension, tax class (``""`` or ``"parent"``), shipping class, image,
+purchase note, and stock when the parent manages it; always from the parent: tax status,
+catalog visibility, sold individually and cross-sells.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlencode
+
+from pyramid.request import Request
+
+from shopsvc.domain import catalog, pricing, stock
+from shopsvc.errors import ApiError
+from shopsvc.media import media_url, placeholder_url
+from shopsvc.rendering import format_decimal, format_timestamp
+from shopsvc.settings import Settings
+from shopsvc.sql.products import ProductAttribute, ProductData, load_products, product_kind
+
+#: The capability each action of the shared record validation needs (decisions.md §7).
+CAPABILITIES = {
+    "read": "read_private_products",
+    "edit": "edit_products",
+    "delete": "delete_products",
+}
+OWN_PRICE_TYPES = ("simple", "external", "variation")
+PLACEHOLDER_TITLE = "Placeholder"
+
+
+# --- the shared record validation
+
+
+def invalid_id() -> ApiError:
+    return ApiError("shop_api_invalid_product_id", "Invalid product ID.", 404)
+
+
+def not_found(product_id: int) -> ApiError:
+    return ApiError(
+        "shop_api_no_product_found", f"No product found with the ID equal to {product_id}", 404
+    )
+
+
+def load_for(request: Request, product_id: int, action: str) -> dict[str, Any]:
+    """The shared record validation of products and variations, in order: id 0 → 404
+    ``shop_api_invalid_product_id``; no such product → 404 ``shop_api_no_product_found``; then
+    401 ``shop_api_user_cannot_<action>_product`` without the action's capability. ``action``
+    is ``read``, ``edit`` or ``delete``. Returns ``{id, type, status, parent_id}``."""
+    if action not in CAPABILITIES:
+        raise ValueError(f"unknown action {action!r}")
+    if product_id <= 0:
+        raise invalid_id()
+    row = product_kind(request.db, product_id)
+    if row is None:
+        raise not_found(product_id)
+    request.require(
+        CAPABILITIES[action],
+        f"shop_api_user_cannot_{action}_product",
+        f"You do not have permission to {action} this product.",
+    )
+    return row
+
+
+# --- rendering context
+
+
+@dataclass
+class _Context:
+    request: Request
+    settings: Settings
+    now: dt.datetime
+    money: pricing.MoneyFormat
+    can_edit: bool
+    placeholder: str
+    summaries: dict[int, _Summary] = field(default_factory=dict)
+    stocks: dict[int, _Stock] = field(default_factory=dict)
+    variation_values: dict[int, list[tuple[ProductAttribute, str, str]]] = field(
+        default_factory=dict
+    )
+
+    @classmethod
+    def of(cls, request: Request) -> _Context:
+        shop = request.shop
+        money = pricing.MoneyFormat.for_currency(
+            shop.currency,
+            position=shop.currency_position,
+            thousand_separator=shop.thousand_separator,
+            decimal_separator=shop.decimal_separator,
+            decimals=shop.price_decimals,
+            suffix=shop.price_display_suffix,
+        )
+        return cls(
+            request=request,
+            settings=shop,
+            now=dt.datetime.now(dt.UTC),
+            money=money,
+            can_edit=bool(request.has_permission("edit_products")),
+            placeholder=placeholder_url(request),
+        )
+
+    def price(self, value: Decimal | None) -> str:
+        return pricing.format_price_string(value, self.settings.price_decimals)
+
+    def optional_price(self, value: Decimal | None) -> str | None:
+        return pricing.format_optional(value, self.settings.price_decimals)
+
+
+# --- prices
+
+
+@dataclass(frozen=True)
+class _Summary:
+    """A product's price as shown: active price, ``on_sale`` and ``price_html``."""
+
+    price: Decimal | None
+    on_sale: bool
+    html: str
+    point: pricing.PricePoint
+
+
+def _own_point(node: ProductData, ctx: _Context) -> pricing.PricePoint:
+    row = node.row
+    return pricing.price_point(
+        row["regular_price"], row["sale_price"], row["sale_from"], row["sale_to"], ctx.now
+    )
+
+
+def _variation_shown(variation: ProductData, ctx: _Context) -> bool:
+    """A variation counted in its parent's price: visible (published and priced) and, when the
+    store hides out-of-stock items, in stock."""
+    point = _own_point(variation, ctx)
+    if not catalog.variation_visible(variation.row["status"], point.price):
+        return False
+    return not (ctx.settings.hide_out_of_stock and not _stock(variation, ctx).in_stock)
+
+
+def _children_points(node: ProductData, ctx: _Context) -> list[pricing.PricePoint]:
+    if node.type == "variable":
+        return [
+            _own_point(child, ctx)
+            for child in node.children
+            if child.type == "variation" and _variation_shown(child, ctx)
+        ]
+    return [
+        _summary(child, ctx).point
+        for child in node.children
+        if child.type != "variation" and child.row["status"] == "publish"
+    ]
+
+
+def _summary(node: ProductData, ctx: _Context) -> _Summary:
+    found = ctx.summaries.get(node.id)
+    if found is None:
+        found = ctx.summaries[node.id] = _compute_summary(node, ctx)
+    return found
+
+
+def _compute_summary(node: ProductData, ctx: _Context) -> _Summary:
+    if node.type in ("variable", "grouped"):
+        points = _children_points(node, ctx)
+        prices = [p.price for p in points if p.price is not None]
+        low = min(prices) if prices else None
+        on_sale = any(p.on_sale for p in points if p.price is not None)
+        html = pricing.price_html(node.type, ctx.money, children=points)
+        return _Summary(low, on_sale, html, pricing.PricePoint(low, None, on_sale))
+    point = _own_point(node, ctx)
+    kind = node.type if node.type in OWN_PRICE_TYPES else "simple"
+    return _Summary(point.price, point.on_sale, pricing.price_html(kind, ctx.money, point), point)
+
+
+# --- stock
+
+
+@dataclass(frozen=True)
+class _Stock:
+    managing: bool
+    quantity: int | None
+    in_stock: bool
+    backorders_allowed: bool
+    backordered: bool
+
+
+def _stock(node: ProductData, ctx: _Context) -> _Stock:
+    found = ctx.stocks.get(node.id)
+    if found is None:
+        found = ctx.stocks[node.id] = _compute_stock(node, ctx)
+    return found
+
+
+def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
+    """The stock fields. Store-wide management off: nothing is managed. A variation that does
+    not manage its stock but whose parent does shows the parent's stock (``managing_stock``
+    true, the parent's quantity and backorders, the status they give); a variation's quantity is
+    always an integer (0 when nobody manages it)."""
+    row = node.row
+    store = ctx.settings.manage_stock
+    if node.type == "variation":
+        parent = node.parent
+        own = store and bool(row["manage_stock"])
+        by_parent = (
+            not own
+            and store
+            and parent is not None
+            and stock.manages_stock(parent.type, bool(parent.row["manage_stock"]))
+        )
+        source = parent.row if by_parent and parent is not None else row
+        managing = own or by_parent
+        quantity = int(source["stock_quantity"] or 0) if managing else 0
+        backorders = source["backorders"]
+        if by_parent:  # the parent's quantity decides (its own status sums up all variations)
+            threshold = ctx.settings.out_of_stock_threshold
+            status = stock.stock_status(True, quantity, backorders, threshold, None)
+        else:
+            status = source["stock_status"]
+    else:
+        managing = store and stock.manages_stock(node.type, bool(row["manage_stock"]))
+        quantity = int(row["stock_quantity"] or 0) if managing else None
+        status = row["stock_status"]
+        backorders = row["backorders"]
+    return _Stock(
+        managing=managing,
+        quantity=quantity,
+        in_stock=stock.in_stock(status),
+        backorders_allowed=stock.backorders_allowed(backorders),
+        backordered=stock.backordered(status, managing, backorders, quantity),
+    )
+
+
+# --- the fields a variation inherits
+
+
+def _inherit(node: ProductData, column: str) -> Any:
+    """The variation's own value of ``column``, else (unset) its parent's."""
+    value = node.row[column]
+    if node.type == "variation" and value in (None, "") and node.parent is not None:
+        return node.parent.row[column]
+    return value
+
+
+def _from_parent(node: ProductData, column: str) -> Any:
+    """A value a variation always takes from its parent."""
+    if node.type == "variation" and node.parent is not None:
+        return node.parent.row[column]
+    return node.row[column]
+
+
+def _tax_class(node: ProductData) -> str:
+    value = node.row["tax_class"] or ""
+    if node.type == "variation" and value in ("", "parent") and node.parent is not None:
+        return node.parent.row["tax_class"] or ""
+    return "" if value == "parent" else value
+
+
+def _shipping_class(node: ProductData) -> tuple[str, int | None]:
+    source = node
+    if node.type == "variation" and not node.row["shipping_class_id"] and node.parent:
+        source = node.parent
+    shipping = source.shipping_class
+    if not source.row["shipping_class_id"] or shipping is None:
+        return "", None
+    return shipping["slug"], int(shipping["id"])
+
+
+def _dimensions(node: ProductData, ctx: _Context) -> dict[str, str]:
+    def size(column: str) -> str:
+        value = _inherit(node, column)
+        return "" if value is None else format_decimal(value, 2)
+
+    return {
+        "length": size("length"),
+        "width": size("width"),
+        "height": size("height"),
+        "unit": ctx.settings.dimension_unit,
+    }
+
+
+def _weight(node: ProductData) -> str | None:
+    value = _inherit(node, "weight")
+    return None if value is None else format_decimal(value, 2)
+
+
+# --- images
+
+
+def _image(media: dict[str, Any], position: int, ctx: _Context) -> dict[str, Any]:
+    return {
+        "id": media["id"],
+        "created_at": format_timestamp(media["created_at"]),
+        "updated_at": format_timestamp(media["updated_at"]),
+        "src": media_url(ctx.request, media["file"]),
+        "title": media["title"],
+        "alt": media["alt"],
+        "position": position,
+    }
+
+
+def _placeholder(node: ProductData, ctx: _Context) -> dict[str, Any]:
+    return {
+        "id": 0,
+        "created_at": format_timestamp(node.row["created_at"]),
+        "updated_at": format_timestamp(node.row["updated_at"]),
+        "src": ctx.placeholder,
+        "title": PLACEHOLDER_TITLE,
+        "alt": PLACEHOLDER_TITLE,
+        "position": 0,
+    }
+
+
+def _images(node: ProductData, ctx: _Context) -> list[dict[str, Any]]:
+    """Featured image (position 0) then the gallery; a variation: its image, else its parent's
+    featured image; never empty (the placeholder)."""
+    if node.type == "variation":
+        media = node.featured_image
+        if media is None and node.parent is not None:
+            media = node.parent.featured_image
+        found = [_image(media, 0, ctx)] if media is not None else []
+    else:
+        found = [_image(image.media, image.position, ctx) for image in node.images]
+    return found or [_placeholder(node, ctx)]
+
+
+def _featured_src(node: ProductData, ctx: _Context) -> str:
+    media = node.featured_image
+    return media_url(ctx.request, media["file"]) if media is not None else ""
+
+
+# --- attributes
+
+_clean_slug = functools.lru_cache(maxsize=4096)(catalog.clean_attribute_slug)
+_slugify = functools.lru_cache(maxsize=4096)(catalog.slugify_name)
+
+
+def _attribute_key(attribute: ProductAttribute) -> str:
+    """The slug of a product attribute as shown (global: without ``pa_``; custom: its name
+    sanitised like a taxonomy name)."""
+    if attribute.is_global:
+        return attribute.slug
+    return _clean_slug(attribute.name)
+
+
+def _product_attributes(node: ProductData) -> list[dict[str, Any]]:
+    return [
+        {
+            "name": attribute.name,
+            "slug": _attribute_key(attribute),
+            "position": attribute.position,
+            "visible": attribute.visible,
+            "variation": attribute.variation,
+            "options": attribute.option_names(),
+        }
+        for attribute in node.attributes
+    ]
+
+
+def _variation_value(node: ProductData, attribute: ProductAttribute) -> tuple[str, str]:
+    """(the stored key, the value) of one of the parent's variation attributes on ``node``;
+    a custom attribute's key is matched however its name was sanitised."""
+    values = node.variation_values
+    if attribute.is_global:
+        return attribute.slug, values.get(attribute.slug, "")
+    candidates = [
+        _clean_slug(attribute.name),
+        _slugify(attribute.name),
+        attribute.name.lower(),
+        attribute.name,
+    ]
+    for key in candidates:
+        if key in values:
+            return key, values[key]
+    lowered = {key.lower(): key for key in values}
+    for key in candidates:
+        if key.lower() in lowered:
+            found = lowered[key.lower()]
+            return found, values[found]
+    return candidates[0], ""
+
+
+def _variation_attribute_list(
+    node: ProductData, ctx: _Context
+) -> list[tuple[ProductAttribute, str, str]]:
+    """(attribute, stored key, value) of each of the parent's variation attributes."""
+    found = ctx.variation_values.get(node.id)
+    if found is None:
+        found = ctx.variation_values[node.id] = _compute_variation_attributes(node)
+    return found
+
+
+def _compute_variation_attributes(node: ProductData) -> list[tuple[ProductAttribute, str, str]]:
+    parent = node.parent
+    if parent is None:
+        return []
+    found = []
+    for attribute in parent.attributes:
+        if attribute.variation:
+            key, value = _variation_value(node, attribute)
+            found.append((attribute, key, value))
+    return found
+
+
+def _variation_attributes(node: ProductData, ctx: _Context) -> list[dict[str, Any]]:
+    return [
+        {"name": attribute.name, "slug": _attribute_key(attribute), "option": value}
+        for attribute, _, value in _variation_attribute_list(node, ctx)
+    ]
+
+
+# --- links
+
+
+def _permalink(node: ProductData, ctx: _Context) -> str:
+    """``{public_url}/product/<slug>/``; a variation: its parent's permalink plus
+    ``attribute_pa_<slug>=<term slug>`` (global) or ``attribute_<key>=<value>`` (custom) for each
+    attribute with a value."""
+    base = ctx.request.public_url
+    if node.type == "variation" and node.parent is not None:
+        link = f"{base}/product/{node.parent.row['slug']}/"
+        args = [
+            (f"attribute_pa_{key}" if attribute.is_global else f"attribute_{key}", value)
+            for attribute, key, value in _variation_attribute_list(node, ctx)
+            if value != ""
+        ]
+        return f"{link}?{urlencode(args)}" if args else link
+    return f"{base}/product/{node.row['slug']}/"
+
+
+# --- the records
+
+
+def _downloads(node: ProductData) -> list[dict[str, Any]]:
+    if not node.row["downloadable"]:
+        return []
+    return [dict(item) for item in node.downloads]
+
+
+def _visible(node: ProductData, ctx: _Context, in_stock: bool) -> bool:
+    parent = node.parent
+    return catalog.visible(
+        _from_parent(node, "catalog_visibility"),
+        node.row["status"],
+        parent.row["status"] if parent is not None else None,
+        ctx.settings.hide_out_of_stock,
+        in_stock,
+        can_edit=ctx.can_edit,
+    )
+
+
+def _purchaseable(node: ProductData, ctx: _Context, price: Decimal | None) -> bool:
+    shown = None
+    if node.type == "variation":
+        shown = catalog.variation_visible(node.row["status"], price)
+    return catalog.purchaseable(node.type, node.row["status"], price, shown, can_edit=ctx.can_edit)
+
+
+def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
+    """One element of ``variations`` (reference §3, in its order)."""
+    row = node.row
+    summary = _summary(node, ctx)
+    held = _stock(node, ctx)
+    tax_status = _from_parent(node, "tax_status")
+    shown = catalog.variation_visible(row["status"], summary.price)
+    shipping_class, shipping_class_id = _shipping_class(node)
+    return {
+        "id": row["id"],
+        "created_at": format_timestamp(row["created_at"]),
+        "updated_at": format_timestamp(row["updated_at"]),
+        "downloadable": bool(row["downloadable"]),
+        "virtual": bool(row["virtual"]),
+        "permalink": _permalink(node, ctx),
+        "sku": _inherit(node, "sku") or "",
+        "price": ctx.price(summary.price),
+        "regular_price": ctx.price(row["regular_price"]),
+        "sale_price": ctx.optional_price(row["sale_price"]),
+        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
+        "tax_status": tax_status,
+        "tax_class": _tax_class(node),
+        "managing_stock": held.managing,
+        "stock_quantity": held.quantity,
+        "in_stock": held.in_stock,
+        "backorders_allowed": held.backorders_allowed,
+        "backordered": held.backordered,
+        "purchaseable": catalog.purchaseable(
+            "variation", row["status"], summary.price, shown, can_edit=ctx.can_edit
+        ),
+        "visible": shown,
+        "on_sale": summary.on_sale,
+        "weight": _weight(node),
+        "dimensions": _dimensions(node, ctx),
+        "shipping_class": shipping_class,
+        "shipping_class_id": shipping_class_id,
+        "image": _images(node, ctx),
+        "attributes": _variation_attributes(node, ctx),
+        "downloads": _downloads(node),
+        "download_limit": int(row["download_limit"]),
+        "download_expiry": int(row["download_expiry"]),
+    }
+
+
+def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str, Any]:
+    """The product record (reference §2, in its order). ``nested`` (the ``parent`` and
+    ``grouped_products`` entries): ``variations`` and ``grouped_products`` are ``[]`` and
+    ``parent`` is ``{}``."""
+    row = node.row
+    kind = node.type
+    is_variation = kind == "variation"
+    summary = _summary(node, ctx)
+    held = _stock(node, ctx)
+    tax_status = _from_parent(node, "tax_status")
+    virtual = bool(row["virtual"]) and kind != "variable"
+    shipping_required = not virtual
+    shipping_class, shipping_class_id = _shipping_class(node)
+    external = kind == "external"
+    variations: list[dict[str, Any]] = []
+    grouped: list[dict[str, Any]] = []
+    parent: dict[str, Any] = {}
+    if not nested:
+        if kind == "variable":
+            variations = [
+                _variation_record(child, ctx)
+                for child in node.children
+                if child.type == "variation" and child.row["status"] in ("publish", "private")
+            ]
+        if kind == "grouped":
+            grouped = [
+                _record(child, ctx, nested=True)
+                for child in node.children
+                if child.type != "variation" and child.row["status"] == "publish"
+            ]
+        if node.parent is not None and kind in ("variation", "simple"):
+            parent = _record(node.parent, ctx, nested=True)
+    return {
+        "title": row["title"],
+        "id": row["id"],
+        "created_at": format_timestamp(row["created_at"]),
+        "updated_at": format_timestamp(row["updated_at"]),
+        "type": kind,
+        "status": row["status"],
+        "downloadable": bool(row["downloadable"]) and kind != "variable",
+        "virtual": virtual,
+        "permalink": _permalink(node, ctx),
+        "sku": _inherit(node, "sku") or "",
+        "price": ctx.price(summary.price),
+        "regular_price": "" if kind in ("variable", "grouped") else ctx.price(row["regular_price"]),
+        "sale_price": ctx.optional_price(row["sale_price"]),
+        "price_html": summary.html,
+        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
+        "tax_status": tax_status,
+        "tax_class": _tax_class(node),
+        "managing_stock": held.managing,
+        "stock_quantity": held.quantity,
+        "in_stock": held.in_stock,
+        "backorders_allowed": held.backorders_allowed,
+        "backordered": held.backordered,
+        "sold_individually": bool(_from_parent(node, "sold_individually")),
+        "purchaseable": _purchaseable(node, ctx, summary.price),
+        "featured": bool(row["featured"]),
+        "visible": _visible(node, ctx, held.in_stock),
+        "catalog_visibility": _from_parent(node, "catalog_visibility"),
+        "on_sale": summary.on_sale,
+        "product_url": row["product_url"] if external else "",
+        "button_text": row["button_text"] if external else "",
+        "weight": _weight(node),
+        "dimensions": _dimensions(node, ctx),
+        "shipping_required": shipping_required,
+        "shipping_taxable": shipping_required and tax_status in ("taxable", "shipping"),
+        "shipping_class": shipping_class,
+        "shipping_class_id": shipping_class_id,
+        "description": row["description"],
+        "short_description": row["short_description"],
+        "reviews_allowed": bool(row["reviews_allowed"]),
+        "average_rating": format_decimal(node.average_rating, 2),
+        "rating_count": node.rating_count,
+        "related_ids": list(node.related_ids),
+        "upsell_ids": node.upsell_ids,
+        "cross_sell_ids": (node.parent if is_variation and node.parent else node).cross_sell_ids,
+        "parent_id": row["parent_id"] or 0,
+        "categories": list(node.categories),
+        "tags": list(node.tags),
+        "images": _images(node, ctx),
+        "featured_src": _featured_src(node, ctx),
+        "attributes": _variation_attributes(node, ctx)
+        if is_variation
+        else _product_attributes(node),
+        "downloads": _downloads(node),
+        "download_limit": int(row["download_limit"]),
+        "download_expiry": int(row["download_expiry"]),
+        "download_type": "standard",
+        "purchase_note": _inherit(node, "purchase_note") or "",
+        "total_sales": int(row["total_sales"] or 0),
+        "variations": variations,
+        "parent": parent,
+        "grouped_products": grouped,
+        "menu_order": int(row["menu_order"]),
+    }
+
+
+# --- the interface
+
+
+def product_records(request: Request, ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The full records of the products and variations ``ids``, in that order (ids that do not
+    exist are left out). A fixed number of statements, whatever the number of ids."""
+    nodes = load_products(request.db, list(ids), hide_out_of_stock=request.shop.hide_out_of_stock)
+    ctx = _Context.of(request)
+    return [_record(nodes[i], ctx) for i in ids if i in nodes]
+
+
+def product_record(request: Request, product_id: int) -> dict[str, Any]:
+    """The full record of one product or variation; 404 ``shop_api_no_product_found`` when it
+    does not exist."""
+    records = product_records(request, [product_id])
+    if not records:
+        raise not_found(product_id)
+    return records[0]

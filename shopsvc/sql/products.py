@@ -1,0 +1,706 @@
+"""Product queries for the read side: a page of ids with the list filters, and loading N products
+(or variations) with **all** their children in a fixed number of statements.
+
+``load_products`` never runs a statement per product: it fetches the requested rows, then their
+parents, then the children of both (variations, grouped children), then the children of those
+children that need them for a price (a variable product inside a group), and then each child
+table once with ``WHERE product_id IN (...)``. The number of statements therefore depends on the
+shape of the data (empty stages are skipped), never on how many products are asked for.
+
+Also here: the small helpers the shared record validation and DELETE need (``product_kind``,
+``trash``, ``delete_permanently``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, delete, func, or_, select, update
+
+from shopsvc.domain.catalog import name_num_key
+from shopsvc.sql.paging import (
+    Listable,
+    ListFilters,
+    common_filters,
+    count,
+    escape_like,
+    fetch_page,
+)
+from shopsvc.sql.tables import (
+    attribute_terms,
+    attributes,
+    downloads,
+    media,
+    product_attribute_terms,
+    product_attributes,
+    product_gallery,
+    product_terms,
+    products,
+    reviews,
+    terms,
+    variation_attributes,
+)
+
+CATEGORY = "product_cat"
+TAG = "product_tag"
+SHIPPING_CLASS = "product_shipping_class"
+#: At most this many ``related_ids`` per product (reference §2).
+RELATED_LIMIT = 5
+#: Catalog visibilities that make a product show up in the shop (and so in ``related_ids``).
+CATALOG_VISIBLE = ("visible", "catalog")
+#: Types whose children matter for their own record (variations, grouped children).
+PARENT_TYPES = ("variable", "grouped")
+
+LISTABLE = Listable(
+    id=products.c.id,
+    sort_keys={
+        "id": products.c.id,
+        "created_at": products.c.created_at,
+        "updated_at": products.c.updated_at,
+        "title": products.c.title,
+        "menu_order": products.c.menu_order,
+    },
+    created_at=products.c.created_at,
+    updated_at=products.c.updated_at,
+    # no ``search``: ``filter[q]`` is matched word by word by ``search_terms``
+)
+#: The columns ``filter[q]`` searches.
+SEARCHED = (products.c.title, products.c.description, products.c.short_description)
+
+
+# --- loaded data
+
+
+@dataclass
+class ProductImage:
+    """One entry of a product's image list: the media row and its position in the id list."""
+
+    position: int
+    media: dict[str, Any]
+
+
+@dataclass
+class ProductAttribute:
+    """One attribute of a (non-variation) product.
+
+    ``attribute_id`` is set for a global attribute, whose ``slug`` is the global slug (without
+    ``pa_``), ``name`` the global label and ``options`` the chosen terms as dicts (``id``,
+    ``name``, ``slug``, ``menu_order``) ordered by ``order_by``; a custom attribute has
+    ``attribute_id`` None, its own ``name`` and its stored options (strings) as ``options``.
+    """
+
+    id: int
+    attribute_id: int | None
+    name: str
+    slug: str
+    position: int
+    visible: bool
+    variation: bool
+    order_by: str
+    options: list[Any] = field(default_factory=list)
+
+    @property
+    def is_global(self) -> bool:
+        return self.attribute_id is not None
+
+    def option_names(self) -> list[str]:
+        """The ``options`` output: term names (global) or the stored texts (custom)."""
+        if self.is_global:
+            return [term["name"] for term in self.options]
+        return [str(option) for option in self.options]
+
+
+@dataclass
+class ProductData:
+    """A product or variation row with everything its record needs.
+
+    ``parent`` is the variable product of a variation, or the grouped product of a grouped child;
+    ``children`` are the rows whose ``parent_id`` is this product (variations or grouped
+    children, every status, by ``menu_order`` then id) — loaded for the requested products, their
+    parents, and their children that are variable or grouped (whose price needs their children).
+    Nodes are shared: a product appearing in several roles is one ``ProductData``.
+    """
+
+    row: dict[str, Any]
+    images: list[ProductImage] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    shipping_class: dict[str, Any] | None = None
+    attributes: list[ProductAttribute] = field(default_factory=list)
+    variation_values: dict[str, str] = field(default_factory=dict)
+    downloads: list[dict[str, Any]] = field(default_factory=list)
+    rating_count: int = 0
+    rating_total: int = 0
+    related_ids: list[int] = field(default_factory=list)
+    term_ids: list[int] = field(default_factory=list)
+    parent: ProductData | None = None
+    children: list[ProductData] = field(default_factory=list)
+    children_loaded: bool = False
+
+    @property
+    def id(self) -> int:
+        return int(self.row["id"])
+
+    @property
+    def type(self) -> str:
+        return str(self.row["type"])
+
+    @property
+    def featured_image(self) -> dict[str, Any] | None:
+        """The media row of the product's own featured image (``image_id``), if it exists."""
+        for image in self.images:
+            if image.position == 0 and self.row["image_id"] == image.media["id"]:
+                return image.media
+        return None
+
+    @property
+    def average_rating(self) -> Decimal:
+        if not self.rating_count:
+            return Decimal(0)
+        return Decimal(self.rating_total) / Decimal(self.rating_count)
+
+    @property
+    def upsell_ids(self) -> list[int]:
+        return _id_list(self.row["upsell_ids"])
+
+    @property
+    def cross_sell_ids(self) -> list[int]:
+        return _id_list(self.row["cross_sell_ids"])
+
+
+def _id_list(text: str | None) -> list[int]:
+    try:
+        value = json.loads(text or "[]")
+    except ValueError:
+        return []
+    if not isinstance(value, list):
+        return []
+    return [int(item) for item in value if isinstance(item, int) and not isinstance(item, bool)]
+
+
+def _options(text: str | None) -> list[str]:
+    try:
+        value = json.loads(text or "[]")
+    except ValueError:
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split("|") if part.strip()]
+    if not isinstance(value, list):
+        return []
+    return [str(item) for item in value]
+
+
+# --- loading
+
+
+def _chunks(ids: Iterable[int]) -> list[int]:
+    return sorted({int(i) for i in ids})
+
+
+def _product_rows(conn: Connection, where: ColumnElement[bool]) -> list[dict[str, Any]]:
+    query = select(products).where(where).order_by(products.c.menu_order, products.c.id)
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def load_products(
+    conn: Connection, ids: Sequence[int], *, hide_out_of_stock: bool = False
+) -> dict[int, ProductData]:
+    """The products and variations of ``ids`` that exist, with all their children, by id.
+
+    Every requested product also brings its parent and children (with *their* children data)
+    into the returned nodes, linked through ``parent`` and ``children``; the result is keyed by
+    every loaded id, so ``result[i]`` exists for each requested ``i`` that exists.
+    ``hide_out_of_stock`` (the store setting) leaves out-of-stock products out of
+    ``related_ids``.
+    """
+    wanted = _chunks(i for i in ids if isinstance(i, int) and i > 0)
+    if not wanted:
+        return {}
+    nodes: dict[int, ProductData] = {}
+
+    def add(rows: Iterable[dict[str, Any]]) -> list[ProductData]:
+        added = []
+        for row in rows:
+            if row["id"] not in nodes:
+                nodes[row["id"]] = ProductData(row=row)
+            added.append(nodes[row["id"]])
+        return added
+
+    # 1. the requested rows; 2. their parents
+    requested = add(_product_rows(conn, products.c.id.in_(wanted)))
+    parent_ids = _chunks(p.row["parent_id"] for p in requested if p.row["parent_id"])
+    parent_ids = [i for i in parent_ids if i not in nodes]
+    if parent_ids:
+        add(_product_rows(conn, products.c.id.in_(parent_ids)))
+    # 3. the children of the requested rows and of their parents
+    with_children = _chunks(nodes)
+    children = add(_product_rows(conn, products.c.parent_id.in_(with_children)))
+    loaded_children = set(with_children)
+    # 4. the children of those children that are variable or grouped (for their prices)
+    grand = [c.id for c in children if c.type in PARENT_TYPES and c.id not in loaded_children]
+    if grand:
+        add(_product_rows(conn, products.c.parent_id.in_(grand)))
+        loaded_children.update(grand)
+
+    _link(nodes, loaded_children)
+    all_ids = _chunks(nodes)
+    _load_images(conn, nodes, all_ids)
+    _load_terms(conn, nodes, all_ids)
+    _load_attributes(conn, nodes, all_ids)
+    _load_variation_values(conn, nodes, all_ids)
+    _load_downloads(conn, nodes, all_ids)
+    _load_ratings(conn, nodes, all_ids)
+    related_for = _chunks(n.id for n in nodes.values() if n.type != "variation")
+    _load_related(conn, nodes, related_for, hide_out_of_stock)
+    return nodes
+
+
+def _link(nodes: dict[int, ProductData], loaded_children: set[int]) -> None:
+    by_parent: dict[int, list[ProductData]] = defaultdict(list)
+    for node in nodes.values():
+        parent_id = node.row["parent_id"]
+        if parent_id and parent_id in nodes:
+            node.parent = nodes[parent_id]
+            by_parent[parent_id].append(node)
+    for parent_id in loaded_children:
+        if parent_id not in nodes:
+            continue
+        kids = sorted(by_parent.get(parent_id, []), key=lambda n: (n.row["menu_order"], n.id))
+        nodes[parent_id].children = kids
+        nodes[parent_id].children_loaded = True
+
+
+def _load_images(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    gallery = conn.execute(
+        select(product_gallery.c.product_id, product_gallery.c.media_id)
+        .where(product_gallery.c.product_id.in_(ids))
+        .order_by(product_gallery.c.product_id, product_gallery.c.position)
+    ).all()
+    media_ids = {n.row["image_id"] for n in nodes.values() if n.row["image_id"]}
+    media_ids.update(media_id for _, media_id in gallery)
+    if not media_ids:
+        return
+    found = {
+        row["id"]: dict(row)
+        for row in conn.execute(select(media).where(media.c.id.in_(_chunks(media_ids)))).mappings()
+    }
+    lists: dict[int, list[int]] = defaultdict(list)
+    for product_id, media_id in gallery:
+        lists[product_id].append(media_id)
+    for node in nodes.values():
+        id_list = ([node.row["image_id"]] if node.row["image_id"] else []) + lists.get(node.id, [])
+        node.images = [
+            ProductImage(position, found[media_id])
+            for position, media_id in enumerate(id_list)
+            if media_id in found
+        ]
+
+
+def _name_key(name: str) -> tuple[str, str]:
+    return (name.casefold(), name)
+
+
+def _load_terms(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    rows = conn.execute(
+        select(product_terms.c.product_id, terms.c.id, terms.c.taxonomy, terms.c.name)
+        .select_from(product_terms.join(terms, terms.c.id == product_terms.c.term_id))
+        .where(product_terms.c.product_id.in_(ids))
+    ).all()
+    for product_id, term_id, taxonomy, name in rows:
+        node = nodes[product_id]
+        if taxonomy in (CATEGORY, TAG):
+            node.term_ids.append(term_id)
+        if taxonomy == CATEGORY:
+            node.categories.append(name)
+        elif taxonomy == TAG:
+            node.tags.append(name)
+    for node in nodes.values():
+        node.categories.sort(key=_name_key)
+        node.tags.sort(key=_name_key)
+    class_ids = _chunks(
+        n.row["shipping_class_id"] for n in nodes.values() if n.row["shipping_class_id"]
+    )
+    if not class_ids:
+        return
+    classes = {
+        row["id"]: dict(row)
+        for row in conn.execute(
+            select(terms.c.id, terms.c.name, terms.c.slug).where(terms.c.id.in_(class_ids))
+        ).mappings()
+    }
+    for node in nodes.values():
+        node.shipping_class = classes.get(node.row["shipping_class_id"])
+
+
+def order_terms(found: list[dict[str, Any]], order_by: str) -> list[dict[str, Any]]:
+    """Attribute terms in the attribute's ``order_by``: ``menu_order`` (then name), ``name``,
+    ``name_num`` (natural order: numbers by value, then text) or ``id``."""
+    if order_by == "id":
+        return sorted(found, key=lambda t: t["id"])
+    if order_by == "name":
+        return sorted(found, key=lambda t: (*_name_key(t["name"]), t["id"]))
+    if order_by == "name_num":
+        return sorted(found, key=lambda t: (name_num_key(t["name"]), t["id"]))
+    return sorted(found, key=lambda t: (t["menu_order"], *_name_key(t["name"]), t["id"]))
+
+
+def _load_attributes(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    rows = conn.execute(
+        select(
+            product_attributes,
+            attributes.c.name.label("global_name"),
+            attributes.c.slug.label("global_slug"),
+            attributes.c.order_by.label("global_order_by"),
+        )
+        .select_from(
+            product_attributes.outerjoin(
+                attributes, attributes.c.id == product_attributes.c.attribute_id
+            )
+        )
+        .where(product_attributes.c.product_id.in_(ids))
+        .order_by(
+            product_attributes.c.product_id,
+            product_attributes.c.position,
+            product_attributes.c.id,
+        )
+    ).mappings()
+    rows = [dict(row) for row in rows]
+    if not rows:
+        return
+    chosen: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
+    if any(row["attribute_id"] is not None for row in rows):
+        term_rows = conn.execute(
+            select(
+                product_attribute_terms.c.product_id,
+                attribute_terms.c.attribute_id,
+                attribute_terms.c.id,
+                attribute_terms.c.name,
+                attribute_terms.c.slug,
+                attribute_terms.c.menu_order,
+            )
+            .select_from(
+                product_attribute_terms.join(
+                    attribute_terms,
+                    attribute_terms.c.id == product_attribute_terms.c.attribute_term_id,
+                )
+            )
+            .where(product_attribute_terms.c.product_id.in_(ids))
+        ).mappings()
+        for term in term_rows:
+            chosen[(term["product_id"], term["attribute_id"])].append(dict(term))
+    for row in rows:
+        node = nodes[row["product_id"]]
+        if row["attribute_id"] is not None:
+            order_by = row["global_order_by"] or "menu_order"
+            attribute = ProductAttribute(
+                id=row["id"],
+                attribute_id=row["attribute_id"],
+                name=row["global_name"] or row["name"],
+                slug=row["global_slug"] or "",
+                position=row["position"],
+                visible=bool(row["visible"]),
+                variation=bool(row["is_variation"]),
+                order_by=order_by,
+                options=order_terms(chosen.get((node.id, row["attribute_id"]), []), order_by),
+            )
+        else:
+            attribute = ProductAttribute(
+                id=row["id"],
+                attribute_id=None,
+                name=row["name"],
+                slug="",
+                position=row["position"],
+                visible=bool(row["visible"]),
+                variation=bool(row["is_variation"]),
+                order_by="",
+                options=_options(row["options"]),
+            )
+        node.attributes.append(attribute)
+
+
+def _load_variation_values(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    variation_ids = [i for i in ids if nodes[i].type == "variation"]
+    if not variation_ids:
+        return
+    rows = conn.execute(
+        select(
+            variation_attributes.c.variation_id,
+            variation_attributes.c.attribute_key,
+            variation_attributes.c.value,
+        )
+        .where(variation_attributes.c.variation_id.in_(variation_ids))
+        .order_by(variation_attributes.c.variation_id, variation_attributes.c.attribute_key)
+    ).all()
+    for variation_id, key, value in rows:
+        nodes[variation_id].variation_values[key] = value
+
+
+def _load_downloads(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    rows = conn.execute(
+        select(downloads.c.product_id, downloads.c.download_key, downloads.c.name, downloads.c.file)
+        .where(downloads.c.product_id.in_(ids))
+        .order_by(downloads.c.product_id, downloads.c.position, downloads.c.id)
+    ).all()
+    for product_id, key, name, file in rows:
+        nodes[product_id].downloads.append({"id": key, "name": name, "file": file})
+
+
+def _load_ratings(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    rows = conn.execute(
+        select(reviews.c.product_id, func.count(), func.sum(reviews.c.rating))
+        .where(
+            reviews.c.product_id.in_(ids),
+            reviews.c.approved.is_(True),
+            reviews.c.rating > 0,
+        )
+        .group_by(reviews.c.product_id)
+    ).all()
+    for product_id, number, total in rows:
+        nodes[product_id].rating_count = int(number)
+        nodes[product_id].rating_total = int(total or 0)
+
+
+def _load_related(
+    conn: Connection, nodes: dict[int, ProductData], ids: list[int], hide_out_of_stock: bool
+) -> None:
+    """Up to ``RELATED_LIMIT`` other published, catalog-visible products sharing a category or
+    tag with each of ``ids``, ascending id (decisions.md §5: deterministic).
+
+    One statement fetches, for each category and tag of these products, its ``RELATED_LIMIT + 1``
+    smallest member ids: the smallest ``RELATED_LIMIT`` ids of a union of terms other than the
+    product itself are always among them. The work grows with the size of the terms involved,
+    not with the number of product pairs sharing them."""
+    wanted = [i for i in ids if nodes[i].term_ids]
+    if not wanted:
+        return
+    term_ids = _chunks(t for i in wanted for t in nodes[i].term_ids)
+    conditions = [
+        product_terms.c.term_id.in_(term_ids),
+        products.c.status == "publish",
+        products.c.type != "variation",
+        products.c.catalog_visibility.in_(CATALOG_VISIBLE),
+    ]
+    if hide_out_of_stock:
+        conditions.append(products.c.stock_status != "outofstock")
+    ranked = (
+        select(
+            product_terms.c.term_id,
+            product_terms.c.product_id,
+            func.row_number()
+            .over(partition_by=product_terms.c.term_id, order_by=product_terms.c.product_id)
+            .label("rank"),
+        )
+        .select_from(product_terms.join(products, products.c.id == product_terms.c.product_id))
+        .where(*conditions)
+        .subquery()
+    )
+    rows = conn.execute(
+        select(ranked.c.term_id, ranked.c.product_id).where(ranked.c.rank <= RELATED_LIMIT + 1)
+    ).all()
+    members: dict[int, list[int]] = defaultdict(list)
+    for term_id, product_id in rows:
+        members[term_id].append(int(product_id))
+    for product_id in wanted:
+        node = nodes[product_id]
+        found = {other for t in node.term_ids for other in members.get(t, ())}
+        found.discard(product_id)
+        node.related_ids = sorted(found)[:RELATED_LIMIT]
+
+
+# --- listing
+
+
+@dataclass(frozen=True)
+class ProductFilters:
+    """The product-specific list filters (the common ones are in ``ListParams``).
+
+    ``statuses`` None means every status but ``trash`` (``filter[post_status]=any``). Slugs
+    within one taxonomy are ORed, different taxonomies ANDed. ``sku`` (exact, case-insensitive)
+    widens the list to variations.
+    """
+
+    statuses: tuple[str, ...] | None = ("publish",)
+    types: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    shipping_classes: tuple[str, ...] = ()
+    attributes: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    sku: str | None = None
+
+
+def _in_taxonomy(taxonomy: str, slugs: Sequence[str]) -> ColumnElement[bool]:
+    lowered = [slug.lower() for slug in slugs]
+    linked = (
+        select(product_terms.c.product_id)
+        .select_from(product_terms.join(terms, terms.c.id == product_terms.c.term_id))
+        .where(terms.c.taxonomy == taxonomy, func.lower(terms.c.slug).in_(lowered))
+    )
+    return products.c.id.in_(linked)
+
+
+def _with_attribute(slug: str, term_slugs: Sequence[str]) -> ColumnElement[bool]:
+    lowered = [term.lower() for term in term_slugs]
+    linked = (
+        select(product_attribute_terms.c.product_id)
+        .select_from(
+            product_attribute_terms.join(
+                attribute_terms,
+                attribute_terms.c.id == product_attribute_terms.c.attribute_term_id,
+            ).join(attributes, attributes.c.id == attribute_terms.c.attribute_id)
+        )
+        .where(
+            func.lower(attributes.c.slug) == slug.lower(),
+            func.lower(attribute_terms.c.slug).in_(lowered),
+        )
+    )
+    return products.c.id.in_(linked)
+
+
+def filter_terms(filters: ProductFilters) -> list[ColumnElement[bool]]:
+    """The WHERE terms of the product-specific filters."""
+    found: list[ColumnElement[bool]] = []
+    if filters.statuses is None:
+        found.append(products.c.status != "trash")
+    else:
+        found.append(products.c.status.in_(filters.statuses))
+    if filters.sku is not None:
+        found.append(func.lower(products.c.sku) == filters.sku.lower())
+    else:
+        found.append(products.c.type != "variation")
+    if filters.types:
+        found.append(products.c.type.in_(filters.types))
+    if filters.categories:
+        found.append(_in_taxonomy(CATEGORY, filters.categories))
+    if filters.tags:
+        found.append(_in_taxonomy(TAG, filters.tags))
+    if filters.shipping_classes:
+        lowered = [slug.lower() for slug in filters.shipping_classes]
+        classes = select(terms.c.id).where(
+            terms.c.taxonomy == SHIPPING_CLASS, func.lower(terms.c.slug).in_(lowered)
+        )
+        found.append(products.c.shipping_class_id.in_(classes))
+    for slug, term_slugs in filters.attributes:
+        found.append(_with_attribute(slug, term_slugs))
+    return found
+
+
+def search_terms(q: str) -> list[ColumnElement[bool]]:
+    """``filter[q]`` as the original's search does it: every space-separated word must occur
+    (case-insensitively) in the title, the description or the short description."""
+    found: list[ColumnElement[bool]] = []
+    for word in q.split():
+        pattern = f"%{escape_like(word.lower())}%"
+        found.append(or_(*(func.lower(col).like(pattern, escape="\\") for col in SEARCHED)))
+    return found
+
+
+def _all_terms(params: ListFilters, filters: ProductFilters) -> list[ColumnElement[bool]]:
+    return [*filter_terms(filters), *search_terms(params.q)]
+
+
+def page_product_ids(
+    conn: Connection, params: ListFilters, filters: ProductFilters
+) -> tuple[list[int], int]:
+    """One page of product ids matching the filters, in the list order, and the total."""
+    rows, total = fetch_page(
+        conn, select(products.c.id), LISTABLE, params, _all_terms(params, filters)
+    )
+    return [int(row["id"]) for row in rows], total
+
+
+def count_products(conn: Connection, params: ListFilters, filters: ProductFilters) -> int:
+    """The number of products matching the filters (the list's total)."""
+    terms_ = [*_all_terms(params, filters), *common_filters(LISTABLE, params)]
+    return count(conn, select(products.c.id), terms_)
+
+
+# --- single rows
+
+
+def product_kind(conn: Connection, product_id: int) -> dict[str, Any] | None:
+    """``{id, type, status, parent_id}`` of a product or variation, for validation."""
+    row = (
+        conn.execute(
+            select(products.c.id, products.c.type, products.c.status, products.c.parent_id).where(
+                products.c.id == product_id
+            )
+        )
+        .mappings()
+        .first()
+    )
+    return dict(row) if row else None
+
+
+def trash(conn: Connection, product_id: int, now: dt.datetime) -> bool:
+    """Move a product (and, for a variable product, its variations) to the trash, keeping each
+    one's status in ``status_before_trash``; True when the product was moved."""
+    moved = conn.execute(
+        update(products)
+        .where(products.c.id == product_id, products.c.status != "trash")
+        .values(status_before_trash=products.c.status, status="trash", updated_at=now)
+    ).rowcount
+    if moved:
+        conn.execute(
+            update(products)
+            .where(
+                products.c.parent_id == product_id,
+                products.c.type == "variation",
+                products.c.status != "trash",
+            )
+            .values(status_before_trash=products.c.status, status="trash", updated_at=now)
+        )
+    return moved > 0
+
+
+def variation_stock(conn: Connection, parent_id: int) -> list[dict[str, Any]]:
+    """``{manage_stock, stock_status}`` of a product's variations that are published or
+    private (the ones its stock status derives from)."""
+    query = select(products.c.manage_stock, products.c.stock_status).where(
+        products.c.parent_id == parent_id,
+        products.c.type == "variation",
+        products.c.status.in_(("publish", "private")),
+    )
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def stock_row(conn: Connection, product_id: int) -> dict[str, Any] | None:
+    """The stock columns (and type) of one product."""
+    query = select(
+        products.c.id,
+        products.c.type,
+        products.c.manage_stock,
+        products.c.stock_quantity,
+        products.c.backorders,
+        products.c.stock_status,
+    ).where(products.c.id == product_id)
+    row = conn.execute(query).mappings().first()
+    return dict(row) if row else None
+
+
+def set_stock_status(conn: Connection, product_id: int, status: str) -> None:
+    conn.execute(update(products).where(products.c.id == product_id).values(stock_status=status))
+
+
+def delete_permanently(conn: Connection, product_id: int) -> bool:
+    """Delete a product for good: its variations are deleted, other children detached (their
+    ``parent_id`` cleared); child rows (gallery, terms, attributes, downloads, reviews) go by
+    cascade. True when the product existed."""
+    conn.execute(
+        delete(products).where(products.c.parent_id == product_id, products.c.type == "variation")
+    )
+    conn.execute(update(products).where(products.c.parent_id == product_id).values(parent_id=None))
+    return conn.execute(delete(products).where(products.c.id == product_id)).rowcount > 0
+
+
+def ids_by_sku(conn: Connection, sku: str) -> list[int]:
+    """Non-trashed products and variations with this SKU (case-insensitive)."""
+    query = select(products.c.id).where(
+        func.lower(products.c.sku) == sku.lower(), products.c.status != "trash"
+    )
+    return [int(i) for i in conn.execute(query).scalars()]

@@ -1,0 +1,45 @@
+"""Product reviews: the approved reviews of a product, and adding one (the ``add-review``
+command)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from sqlalchemy import Connection, insert, select
+
+from shopsvc.sql.tables import reviews
+
+_COLUMNS = (
+    reviews.c.id,
+    reviews.c.product_id,
+    reviews.c.created_at,
+    reviews.c.review,
+    reviews.c.rating,
+    reviews.c.reviewer_name,
+    reviews.c.reviewer_email,
+    reviews.c.verified,
+    reviews.c.approved,
+)
+
+
+def approved(conn: Connection, product_id: int) -> list[dict[str, Any]]:
+    """The approved reviews of a product, oldest first (ties by id)."""
+    query = (
+        select(*_COLUMNS)
+        .where(reviews.c.product_id == product_id, reviews.c.approved.is_(True))
+        .order_by(reviews.c.created_at, reviews.c.id)
+    )
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def get(conn: Connection, review_id: int) -> dict[str, Any] | None:
+    row = conn.execute(select(*_COLUMNS).where(reviews.c.id == review_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def create(conn: Connection, values: dict[str, Any], now: dt.datetime) -> int:
+    """A new review from ``product_id``, ``reviewer_name``, ``reviewer_email``, ``review`` and
+    optionally ``rating``, ``verified``, ``approved``; its id."""
+    statement = insert(reviews).values(**{"created_at": now, **values}).returning(reviews.c.id)
+    return int(conn.execute(statement).scalar_one())

@@ -1,0 +1,193 @@
+"""The read side of products: ``GET /products``, ``GET /products/count``, ``GET`` and ``DELETE
+/products/<id>``, ``GET /products/<id>/reviews`` and ``GET /products/<id>/orders``.
+
+Single-record routes run the shared record validation first (id 0, existence, capability:
+``shopsvc.product_records.load_for``). Lists show published products only unless
+``filter[post_status]`` says otherwise; records the caller may not read are left out of the body
+but still counted in the headers (reference §4). The records themselves come from
+``shopsvc.product_records`` (a fixed number of statements per page).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from pyramid.request import Request
+from pyramid.response import Response
+from pyramid.view import view_config
+
+from shopsvc import rendering
+from shopsvc.domain import stock
+from shopsvc.errors import ApiError
+from shopsvc.listing import parse_list_params
+from shopsvc.product_records import load_for, product_record, product_records
+from shopsvc.resources import Product, ProductOrders, ProductReviews, Products, ProductsCount
+from shopsvc.sql import products as products_sql
+from shopsvc.sql import reviews as reviews_sql
+from shopsvc.sql.products import ProductFilters
+from shopsvc.validation.types import parse_loose_bool
+
+READ = {"request_method": ("GET", "HEAD")}
+ORDERBY = {
+    "id": "id",
+    "date": "created_at",
+    "created_at": "created_at",
+    "modified": "updated_at",
+    "updated_at": "updated_at",
+    "title": "title",
+    "name": "title",
+    "menu_order": "menu_order",
+}
+READ_CAPABILITY = "read_private_products"
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+
+
+def _comma_list(value: str | None) -> tuple[str, ...]:
+    if not value:
+        return ()
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+def product_filters(query: Mapping[str, str], filters: Mapping[str, str]) -> ProductFilters:
+    """The product filters of a list or count request (reference §4): ``filter[post_status]``
+    (a status, a comma list, or ``any`` = all but trash; default ``publish``), ``type`` (top
+    level, else ``filter[type]``), ``filter[category]``, ``filter[tag]``,
+    ``filter[shipping_class]`` and ``filter[pa_<attribute>]`` (slugs, comma = OR),
+    ``filter[sku]``."""
+    statuses: tuple[str, ...] | None = tuple(
+        status.lower() for status in _comma_list(filters.get("post_status"))
+    ) or ("publish",)
+    if "any" in statuses:
+        statuses = None
+    types = _comma_list(query.get("type")) or _comma_list(filters.get("type"))
+    attributes = tuple(
+        (key[3:], _comma_list(value))
+        for key, value in sorted(filters.items())
+        if key.lower().startswith("pa_") and len(key) > 3 and _comma_list(value)
+    )
+    sku = (filters.get("sku") or "").strip()
+    return ProductFilters(
+        statuses=statuses,
+        types=tuple(kind.lower() for kind in types),
+        categories=_comma_list(filters.get("category")),
+        tags=_comma_list(filters.get("tag")),
+        shipping_classes=_comma_list(filters.get("shipping_class")),
+        attributes=attributes,
+        sku=sku or None,
+    )
+
+
+def _with_meta(request: Request, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``filter[meta]=true`` adds ``product_meta`` (the unprotected meta of the product) to each
+    record: always ``{}``, as products carry no free-form meta here."""
+    if request.filters.get("meta") == "true":
+        return [{**record, "product_meta": {}} for record in records]
+    return records
+
+
+@view_config(context=Products, **READ)
+def list_products(context: Products, request: Request) -> Response:
+    params = parse_list_params(request.query, request.filters, request.shop, ORDERBY)
+    filters = product_filters(request.query, request.filters)
+    ids, total = products_sql.page_product_ids(request.db, params, filters)
+    readable = request.has_permission(READ_CAPABILITY)
+    records = _with_meta(request, product_records(request, ids)) if readable and ids else []
+    return rendering.listing(request, "products", records, total, params.page, params.limit)
+
+
+@view_config(context=ProductsCount, **READ)
+def count_products(context: ProductsCount, request: Request) -> Response:
+    request.require(
+        READ_CAPABILITY,
+        "shop_api_user_cannot_read_products_count",
+        "You do not have permission to read the products count.",
+    )
+    params = parse_list_params(request.query, request.filters, request.shop, ORDERBY)
+    filters = product_filters(request.query, request.filters)
+    return rendering.count(request, products_sql.count_products(request.db, params, filters))
+
+
+@view_config(context=Product, **READ)
+def get_product(context: Product, request: Request) -> Response:
+    load_for(request, context.id, "read")
+    (record,) = _with_meta(request, [product_record(request, context.id)])
+    return rendering.single(request, "product", record)
+
+
+@view_config(context=Product, request_method="DELETE")
+def delete_product(context: Product, request: Request) -> Response:
+    """``force`` with a §2 true spelling deletes for good (200); anything else trashes (202),
+    and a product already in the trash stays as it is."""
+    row = load_for(request, context.id, "delete")
+    if parse_loose_bool(request.query.get("force", "")) is True:
+        if not products_sql.delete_permanently(request.db, context.id):
+            raise ApiError("shop_api_cannot_delete_product", "This product cannot be deleted.", 500)
+        _resync_parent_stock(request, row)
+        return rendering.message(request, "Permanently deleted product")
+    if row["status"] != "trash":
+        products_sql.trash(request.db, context.id, _now())
+        _resync_parent_stock(request, row)
+    return rendering.message(request, "Deleted product", status=202)
+
+
+def _resync_parent_stock(request: Request, row: dict[str, Any]) -> None:
+    """After a variation leaves, its variable parent's stock status follows the variations that
+    remain (a variation that does not manage its stock while the parent does counts with the
+    parent's quantity-derived status)."""
+    if row["type"] != "variation" or not row["parent_id"]:
+        return
+    parent = products_sql.stock_row(request.db, row["parent_id"])
+    if parent is None or parent["type"] != "variable":
+        return
+    shop = request.shop
+    parent_manages = shop.manage_stock and bool(parent["manage_stock"])
+    parent_status = stock.stock_status(
+        True, parent["stock_quantity"], parent["backorders"], shop.out_of_stock_threshold, None
+    )
+    statuses = [
+        parent_status
+        if parent_manages and not (shop.manage_stock and child["manage_stock"])
+        else child["stock_status"]
+        for child in products_sql.variation_stock(request.db, parent["id"])
+    ]
+    status = stock.variable_stock_status(statuses)
+    if status != parent["stock_status"]:
+        products_sql.set_stock_status(request.db, parent["id"], status)
+
+
+def review_record(row: dict[str, Any]) -> dict[str, Any]:
+    rating = row["rating"]
+    return {
+        "id": row["id"],
+        "created_at": rendering.format_timestamp(row["created_at"]),
+        "review": row["review"],
+        "rating": "" if rating is None else str(rating),
+        "reviewer_name": row["reviewer_name"],
+        "reviewer_email": row["reviewer_email"],
+        "verified": bool(row["verified"]),
+    }
+
+
+@view_config(context=ProductReviews, **READ)
+def list_reviews(context: ProductReviews, request: Request) -> Response:
+    product = context.find(Product)
+    assert isinstance(product, Product)
+    load_for(request, product.id, "read")
+    records = [review_record(row) for row in reviews_sql.approved(request.db, product.id)]
+    return rendering.listing(request, "product_reviews", records, len(records))
+
+
+@view_config(context=ProductOrders, **READ)
+def list_product_orders(context: ProductOrders, request: Request) -> Response:
+    """The orders containing the product: validated like a read; orders do not exist yet, so
+    the list is empty (the orders family fills it)."""
+    product = context.find(Product)
+    assert isinstance(product, Product)
+    load_for(request, product.id, "read")
+    params = parse_list_params(request.query, request.filters, request.shop)
+    return rendering.listing(request, "orders", [], 0, params.page, params.limit)

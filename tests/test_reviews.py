@@ -1,0 +1,246 @@
+"""GET /products/<id>/reviews and /products/<id>/orders, and the ``add-review`` command."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from webtest import TestApp
+
+from shopsvc.cli import main
+from tests.catalog_factory import CatalogFactory
+from tests.conftest import ROOT, errors
+
+URL = ROOT + "/products"
+
+
+@pytest.fixture
+def factory(engine: sa.Engine) -> CatalogFactory:
+    return CatalogFactory(engine)
+
+
+def test_reviews_approved_oldest_first(api: TestApp, factory: CatalogFactory) -> None:
+    product = factory.product("Mug")
+    other = factory.product("Cup")
+    late = factory.review(
+        product,
+        5,
+        "Lovely.",
+        "Bo",
+        "bo@example.com",
+        verified=True,
+        created_at=dt.datetime(2024, 2, 1, 9, 0, 0),
+    )
+    early = factory.review(
+        product, 3, "Fine.", "Al", "al@example.com", created_at=dt.datetime(2024, 1, 1, 9, 0, 0)
+    )
+    unrated = factory.review(
+        product, None, "A question.", "Cy", "cy@example.com", created_at=dt.datetime(2024, 3, 1)
+    )
+    factory.review(product, 1, "Spam", approved=False, created_at=dt.datetime(2024, 1, 15))
+    factory.review(other, 4)
+    response = api.get(f"{URL}/{product}/reviews")
+    assert response.json == {
+        "product_reviews": [
+            {
+                "id": early,
+                "created_at": "2024-01-01T09:00:00Z",
+                "review": "Fine.",
+                "rating": "3",
+                "reviewer_name": "Al",
+                "reviewer_email": "al@example.com",
+                "verified": False,
+            },
+            {
+                "id": late,
+                "created_at": "2024-02-01T09:00:00Z",
+                "review": "Lovely.",
+                "rating": "5",
+                "reviewer_name": "Bo",
+                "reviewer_email": "bo@example.com",
+                "verified": True,
+            },
+            {
+                "id": unrated,
+                "created_at": "2024-03-01T00:00:00Z",
+                "review": "A question.",
+                "rating": "",
+                "reviewer_name": "Cy",
+                "reviewer_email": "cy@example.com",
+                "verified": False,
+            },
+        ]
+    }
+    assert response.headers["X-Shop-Total"] == "3"
+    assert response.headers["X-Shop-TotalPages"] == "1"
+    assert "Link" not in response.headers
+    # unpaginated: page and filter[limit] do not apply
+    paged = api.get(f"{URL}/{product}/reviews", params={"page": "2", "filter[limit]": "1"})
+    assert len(paged.json["product_reviews"]) == 3
+    fields = api.get(f"{URL}/{product}/reviews", params={"fields": "id,rating"})
+    assert fields.json["product_reviews"][0] == {"id": early, "rating": "3"}
+    record = api.get(f"{URL}/{product}").json["product"]
+    assert (record["average_rating"], record["rating_count"]) == ("4.00", 2)
+
+
+def test_no_reviews(api: TestApp, factory: CatalogFactory) -> None:
+    product = factory.product("Mug", status="draft")
+    response = api.get(f"{URL}/{product}/reviews")
+    assert response.json == {"product_reviews": []}
+    assert response.headers["X-Shop-Total"] == "0"
+    assert response.headers["X-Shop-TotalPages"] == "0"
+
+
+@pytest.mark.parametrize("route", ["reviews", "orders"])
+def test_sub_route_errors(
+    api: TestApp, customer_api: TestApp, factory: CatalogFactory, route: str
+) -> None:
+    product = factory.product("Mug")
+    assert errors(api.get(f"{URL}/0/{route}", status=404)) == [
+        {"code": "shop_api_invalid_product_id", "message": "Invalid product ID."}
+    ]
+    assert errors(customer_api.get(f"{URL}/{product + 1}/{route}", status=404)) == [
+        {
+            "code": "shop_api_no_product_found",
+            "message": f"No product found with the ID equal to {product + 1}",
+        }
+    ]
+    assert errors(customer_api.get(f"{URL}/{product}/{route}", status=401)) == [
+        {
+            "code": "shop_api_user_cannot_read_product",
+            "message": "You do not have permission to read this product.",
+        }
+    ]
+    assert errors(api.post_json(f"{URL}/{product}/{route}", {}, status=404))[0]["code"] == (
+        "shop_api_no_route"
+    )
+
+
+def test_product_orders_is_an_empty_list(api: TestApp, factory: CatalogFactory) -> None:
+    product = factory.product("Mug")
+    variable = factory.product("Tee", type="variable")
+    variation = factory.variation(variable, {}, regular_price="1")
+    for product_id in (product, variation):
+        response = api.get(f"{URL}/{product_id}/orders")
+        assert response.json == {"orders": []}
+        assert response.headers["X-Shop-Total"] == "0"
+        assert response.headers["X-Shop-TotalPages"] == "0"
+    response = api.get(f"{URL}/{product}/orders", params={"filter[order]": "up"}, status=400)
+    assert errors(response)[0]["code"] == "shop_api_invalid_param"
+
+
+# --- the add-review command
+
+
+@pytest.fixture
+def ini(tmp_path: pathlib.Path) -> pathlib.Path:
+    path = tmp_path / "test.ini"
+    path.write_text(
+        "[app:main]\n"
+        "use = egg:shopsvc\n"
+        "sqlalchemy.url = sqlite:///%(here)s/shop.sqlite\n"
+        "shopsvc.auto_migrate = true\n"
+    )
+    return path
+
+
+def run(argv: Sequence[str]) -> int:
+    try:
+        return main(list(argv))
+    except SystemExit as exit:
+        return int(exit.code or 0)
+
+
+def review_args(product: int, *extra: str, rating: str = "4") -> list[str]:
+    return [
+        "add-review",
+        "--product",
+        str(product),
+        "--rating",
+        rating,
+        "--reviewer-name",
+        "Ann",
+        "--reviewer-email",
+        "ann@example.com",
+        "--review",
+        "Très bien.",
+        *extra,
+    ]
+
+
+@pytest.fixture
+def cli_product(ini: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> tuple[Any, int]:
+    assert run([str(ini), "migrate"]) == 0
+    capsys.readouterr()
+    engine = sa.create_engine(f"sqlite:///{ini.parent / 'shop.sqlite'}")
+    factory = CatalogFactory(engine)
+    product = factory.product("Mug")
+    variable = factory.product("Tee", type="variable")
+    variation = factory.variation(variable, {})
+    yield engine, product, variation
+    engine.dispose()
+
+
+def test_add_review(
+    ini: pathlib.Path, cli_product: tuple[Any, int, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine, product, _ = cli_product
+    assert run([str(ini), *review_args(product, "--verified")]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert len(lines) == 1
+    record = json.loads(lines[0])
+    created = record.pop("created_at")
+    assert dt.datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ")
+    assert record == {
+        "id": 1,
+        "product_id": product,
+        "review": "Très bien.",
+        "rating": "4",
+        "reviewer_name": "Ann",
+        "reviewer_email": "ann@example.com",
+        "verified": True,
+        "approved": True,
+    }
+    assert run([str(ini), *review_args(product, "--pending", rating="2")]) == 0
+    pending = json.loads(capsys.readouterr().out)
+    assert (pending["approved"], pending["verified"], pending["rating"]) == (False, False, "2")
+    with engine.connect() as conn:
+        rows = conn.exec_driver_sql("SELECT id, approved FROM reviews ORDER BY id").all()
+    assert [tuple(r) for r in rows] == [(1, 1), (2, 0)]
+
+
+@pytest.mark.parametrize("rating", ["0", "6", "4.5", "five", "-1"])
+def test_add_review_bad_rating(
+    ini: pathlib.Path,
+    cli_product: tuple[Any, int, int],
+    capsys: pytest.CaptureFixture[str],
+    rating: str,
+) -> None:
+    _, product, _ = cli_product
+    assert run([str(ini), *review_args(product, rating=rating)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "--rating" in captured.err
+
+
+def test_add_review_unknown_product(
+    ini: pathlib.Path, cli_product: tuple[Any, int, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    engine, product, variation = cli_product
+    assert run([str(ini), *review_args(product + 100)]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err.strip()) == (
+        "",
+        f"shopsvc add-review: no product with id {product + 100}",
+    )
+    assert run([str(ini), *review_args(variation)]) == 2
+    assert "variation" in capsys.readouterr().err
+    assert run([str(ini), *review_args(0)[:2], "abc", *review_args(0)[3:]]) == 2
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM reviews").scalar_one() == 0
