@@ -5,10 +5,11 @@ These run once, on a temporary SQLite file (the ``engine`` fixture is not used).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import pathlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from shopsvc.cli import main
 from shopsvc.db import head_revision
 from shopsvc.security import hash_consumer_key
 from shopsvc.sql.tables import api_keys, users
+from tests.catalog_factory import CatalogFactory
 
 ROOT = "/shop-api/v3"
 
@@ -221,3 +223,98 @@ def test_database_url_from_the_environment(
     assert output(capsys)[0] == {"revision": head_revision()}
     assert other.exists()
     assert not (ini.parent / "shop.sqlite").exists()
+
+
+# --- the add-review command
+
+
+def review_args(product: int, *extra: str, rating: str = "4") -> list[str]:
+    return [
+        "add-review",
+        "--product",
+        str(product),
+        "--rating",
+        rating,
+        "--reviewer-name",
+        "Ann",
+        "--reviewer-email",
+        "ann@example.com",
+        "--review",
+        "Très bien.",
+        *extra,
+    ]
+
+
+@pytest.fixture
+def cli_product(migrated: pathlib.Path) -> Iterator[tuple[sa.Engine, int, int]]:
+    engine = sa.create_engine(f"sqlite:///{migrated.parent / 'shop.sqlite'}")
+    factory = CatalogFactory(engine)
+    product = factory.product("Mug")
+    variable = factory.product("Tee", type="variable")
+    variation = factory.variation(variable, {})
+    yield engine, product, variation
+    engine.dispose()
+
+
+def test_add_review(
+    migrated: pathlib.Path,
+    cli_product: tuple[sa.Engine, int, int],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    engine, product, _ = cli_product
+    assert run([str(migrated), *review_args(product, "--verified")]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert len(lines) == 1
+    record = json.loads(lines[0])
+    created = record.pop("created_at")
+    assert dt.datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ")
+    assert record == {
+        "id": 1,
+        "product_id": product,
+        "review": "Très bien.",
+        "rating": "4",
+        "reviewer_name": "Ann",
+        "reviewer_email": "ann@example.com",
+        "verified": True,
+        "approved": True,
+    }
+    assert run([str(migrated), *review_args(product, "--pending", rating="2")]) == 0
+    pending = json.loads(capsys.readouterr().out)
+    assert (pending["approved"], pending["verified"], pending["rating"]) == (False, False, "2")
+    with engine.connect() as conn:
+        rows = conn.exec_driver_sql("SELECT id, approved FROM reviews ORDER BY id").all()
+    assert [tuple(r) for r in rows] == [(1, 1), (2, 0)]
+
+
+@pytest.mark.parametrize("rating", ["0", "6", "4.5", "five", "-1"])
+def test_add_review_bad_rating(
+    migrated: pathlib.Path,
+    cli_product: tuple[sa.Engine, int, int],
+    capsys: pytest.CaptureFixture[str],
+    rating: str,
+) -> None:
+    _, product, _ = cli_product
+    assert run([str(migrated), *review_args(product, rating=rating)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "--rating" in captured.err
+
+
+def test_add_review_unknown_product(
+    migrated: pathlib.Path,
+    cli_product: tuple[sa.Engine, int, int],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    engine, product, variation = cli_product
+    assert run([str(migrated), *review_args(product + 100)]) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err.strip()) == (
+        "",
+        f"shopsvc add-review: no product with id {product + 100}",
+    )
+    assert run([str(migrated), *review_args(variation)]) == 2
+    assert "variation" in capsys.readouterr().err
+    assert run([str(migrated), *review_args(0)[:2], "abc", *review_args(0)[3:]]) == 2
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT count(*) FROM reviews").scalar_one() == 0

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
-import pathlib
-from collections.abc import Sequence
-from typing import Any
 
 import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.cli import main
 from tests.catalog_factory import CatalogFactory
 from tests.conftest import ROOT, errors
 
@@ -132,115 +127,3 @@ def test_product_orders_is_an_empty_list(api: TestApp, factory: CatalogFactory) 
         assert response.headers["X-Shop-TotalPages"] == "0"
     response = api.get(f"{URL}/{product}/orders", params={"filter[order]": "up"}, status=400)
     assert errors(response)[0]["code"] == "shop_api_invalid_param"
-
-
-# --- the add-review command
-
-
-@pytest.fixture
-def ini(tmp_path: pathlib.Path) -> pathlib.Path:
-    path = tmp_path / "test.ini"
-    path.write_text(
-        "[app:main]\n"
-        "use = egg:shopsvc\n"
-        "sqlalchemy.url = sqlite:///%(here)s/shop.sqlite\n"
-        "shopsvc.auto_migrate = true\n"
-    )
-    return path
-
-
-def run(argv: Sequence[str]) -> int:
-    try:
-        return main(list(argv))
-    except SystemExit as exit:
-        return int(exit.code or 0)
-
-
-def review_args(product: int, *extra: str, rating: str = "4") -> list[str]:
-    return [
-        "add-review",
-        "--product",
-        str(product),
-        "--rating",
-        rating,
-        "--reviewer-name",
-        "Ann",
-        "--reviewer-email",
-        "ann@example.com",
-        "--review",
-        "Très bien.",
-        *extra,
-    ]
-
-
-@pytest.fixture
-def cli_product(ini: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> tuple[Any, int]:
-    assert run([str(ini), "migrate"]) == 0
-    capsys.readouterr()
-    engine = sa.create_engine(f"sqlite:///{ini.parent / 'shop.sqlite'}")
-    factory = CatalogFactory(engine)
-    product = factory.product("Mug")
-    variable = factory.product("Tee", type="variable")
-    variation = factory.variation(variable, {})
-    yield engine, product, variation
-    engine.dispose()
-
-
-def test_add_review(
-    ini: pathlib.Path, cli_product: tuple[Any, int, int], capsys: pytest.CaptureFixture[str]
-) -> None:
-    engine, product, _ = cli_product
-    assert run([str(ini), *review_args(product, "--verified")]) == 0
-    captured = capsys.readouterr()
-    lines = captured.out.splitlines()
-    assert len(lines) == 1
-    record = json.loads(lines[0])
-    created = record.pop("created_at")
-    assert dt.datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ")
-    assert record == {
-        "id": 1,
-        "product_id": product,
-        "review": "Très bien.",
-        "rating": "4",
-        "reviewer_name": "Ann",
-        "reviewer_email": "ann@example.com",
-        "verified": True,
-        "approved": True,
-    }
-    assert run([str(ini), *review_args(product, "--pending", rating="2")]) == 0
-    pending = json.loads(capsys.readouterr().out)
-    assert (pending["approved"], pending["verified"], pending["rating"]) == (False, False, "2")
-    with engine.connect() as conn:
-        rows = conn.exec_driver_sql("SELECT id, approved FROM reviews ORDER BY id").all()
-    assert [tuple(r) for r in rows] == [(1, 1), (2, 0)]
-
-
-@pytest.mark.parametrize("rating", ["0", "6", "4.5", "five", "-1"])
-def test_add_review_bad_rating(
-    ini: pathlib.Path,
-    cli_product: tuple[Any, int, int],
-    capsys: pytest.CaptureFixture[str],
-    rating: str,
-) -> None:
-    _, product, _ = cli_product
-    assert run([str(ini), *review_args(product, rating=rating)]) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert "--rating" in captured.err
-
-
-def test_add_review_unknown_product(
-    ini: pathlib.Path, cli_product: tuple[Any, int, int], capsys: pytest.CaptureFixture[str]
-) -> None:
-    engine, product, variation = cli_product
-    assert run([str(ini), *review_args(product + 100)]) == 2
-    captured = capsys.readouterr()
-    assert (captured.out, captured.err.strip()) == (
-        "",
-        f"shopsvc add-review: no product with id {product + 100}",
-    )
-    assert run([str(ini), *review_args(variation)]) == 2
-    assert "variation" in capsys.readouterr().err
-    assert run([str(ini), *review_args(0)[:2], "abc", *review_args(0)[3:]]) == 2
-    with engine.connect() as conn:
-        assert conn.exec_driver_sql("SELECT count(*) FROM reviews").scalar_one() == 0
