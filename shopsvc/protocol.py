@@ -106,13 +106,29 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _has_lone_surrogate(value: Any) -> bool:
+    """True when a decoded JSON value holds text that is not Unicode (``"\\ud800"``), which
+    can be neither stored nor sent back."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(item) for item in value)
+    return False
+
+
 def _json_object(request: Request) -> Any:
     raw = request.body
     if not raw or not raw.strip():
         return None
     try:
         text = raw.decode(request.charset or "utf-8")
-        return json.loads(text, parse_constant=_refuse_constant)
+        body = json.loads(text, parse_constant=_refuse_constant)
     except UnicodeDecodeError as exc:
         raise ApiError("shop_api_invalid_json", f"Invalid JSON body: {exc.reason}.", 400) from None
     except LookupError:  # an unknown charset in the Content-Type
@@ -125,6 +141,9 @@ def _json_object(request: Request) -> Any:
         ) from None
     except ValueError as exc:  # json.JSONDecodeError is a ValueError
         raise ApiError("shop_api_invalid_json", f"Invalid JSON body: {exc}.", 400) from None
+    if _has_lone_surrogate(body):
+        raise ApiError("shop_api_invalid_json", "Invalid JSON body: unpaired surrogate.", 400)
+    return body
 
 
 def _require(request: Request, capability: str, code: str, message: str) -> None:

@@ -434,8 +434,20 @@ def test_invalid_json(api: TestApp) -> None:
         b'{"webhook": Infinity}',
         b"[" * 100_000 + b"]" * 100_000,
         b"'single'",
+        b'{"webhook": {"topic": "order.created", "name": "\\ud800"}}',
+        b'{"webhook": {"\\udfff": 1}}',
     ],
-    ids=["truncated", "trailing", "not-utf8", "nan", "infinity", "deep", "quotes"],
+    ids=[
+        "truncated",
+        "trailing",
+        "not-utf8",
+        "nan",
+        "infinity",
+        "deep",
+        "quotes",
+        "lone-surrogate-value",
+        "lone-surrogate-key",
+    ],
 )
 def test_unparseable_bodies_are_invalid_json(api: TestApp, body: bytes) -> None:
     for method, path in (("POST", "/webhooks"), ("PUT", "/webhooks/1")):
