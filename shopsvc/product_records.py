@@ -11,9 +11,9 @@ The pure rules come from ``shopsvc.domain.pricing`` (prices, ``on_sale``, ``pric
 number of statements for any number of products).
 
 A variation takes these from its variable parent when its own value is unset (the final core's
-rules): SKU, weight, each dimension, tax class (``""`` or ``"parent"``), shipping class, image,
-purchase note, and stock when the parent manages it; always from the parent: tax status,
-catalog visibility, sold individually and cross-sells.
+rules): SKU, weight, each dimension, tax class (stored ``"parent"``, a new variation's default),
+shipping class, image, purchase note, and stock when the parent manages it; always from the
+parent: tax status, catalog visibility, sold individually and cross-sells.
 """
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def _from_parent(node: ProductData, column: str) -> Any:
 
 def _tax_class(node: ProductData) -> str:
     value = node.row["tax_class"] or ""
-    if node.type == "variation" and value in ("", "parent") and node.parent is not None:
+    if node.type == "variation" and value == "parent" and node.parent is not None:
         return node.parent.row["tax_class"] or ""
     return "" if value == "parent" else value
 

@@ -211,6 +211,7 @@ class CatalogFactory:
     ) -> int:
         """A variation of ``parent_id`` with attribute ``values`` (key → term slug or text)."""
         columns.setdefault("slug", f"product-{parent_id}-variation-{self.counter + 1}")
+        columns.setdefault("tax_class", "parent")
         self.counter += 1
         variation_id = self.product(
             title or "Variation", type="variation", parent_id=parent_id, **columns

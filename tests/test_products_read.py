@@ -378,7 +378,7 @@ def test_variable_product_with_two_variations(api: TestApp, factory: CatalogFact
         regular_price="20",
         sale_price="18",
         sale_from=PAST,
-        tax_class="",
+        tax_class="parent",
         weight="0.35",
         height="2",
         shipping_class_id=heavy,

@@ -345,3 +345,19 @@ def test_trashed_variation_comes_back_only_with_a_free_sku(api: Any, engine: sa.
     )
     assert [v["sku"] for v in record["variations"]] == ["B2"]
     assert row(engine, variation["id"])["status"] == "publish"
+
+
+def test_variation_tax_class_inherits_unless_set(api: Any, engine: sa.Engine) -> None:
+    seed_tax_class(engine, "reduced-rate", "Reduced rate")
+    product = variable(
+        api,
+        [
+            {"attributes": size("S"), "regular_price": "1"},
+            {"attributes": size("M"), "regular_price": "1", "tax_class": "parent"},
+            {"attributes": size("L"), "regular_price": "1", "tax_class": "standard"},
+        ],
+        tax_class="reduced-rate",
+    )
+    classes = [variation["tax_class"] for variation in product["variations"]]
+    assert classes == ["reduced-rate", "reduced-rate", ""]
+    assert product["tax_class"] == "reduced-rate"

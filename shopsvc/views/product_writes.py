@@ -598,6 +598,7 @@ class ProductWriter:
             "title": parent["title"],
             "slug": f"{parent['slug']}-variation"[:200],
             "menu_order": index,
+            "tax_class": validation.PARENT_TAX_CLASS,
             "created_at": self.stamp,
             "updated_at": self.stamp,
         }
