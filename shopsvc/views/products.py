@@ -21,7 +21,7 @@ from pyramid.view import view_config
 from shopsvc import rendering
 from shopsvc.domain import stock
 from shopsvc.errors import ApiError
-from shopsvc.listing import parse_list_params
+from shopsvc.listing import COMMON_ORDERBY, parse_list_params
 from shopsvc.product_records import load_for, product_record, product_records
 from shopsvc.resources import Product, ProductOrders, ProductReviews, Products, ProductsCount
 from shopsvc.sql import products as products_sql
@@ -30,16 +30,7 @@ from shopsvc.sql.products import ProductFilters
 from shopsvc.validation.types import parse_loose_bool
 
 READ = {"request_method": ("GET", "HEAD")}
-ORDERBY = {
-    "id": "id",
-    "date": "created_at",
-    "created_at": "created_at",
-    "modified": "updated_at",
-    "updated_at": "updated_at",
-    "title": "title",
-    "name": "title",
-    "menu_order": "menu_order",
-}
+ORDERBY = {**COMMON_ORDERBY, "title": "title", "name": "title", "menu_order": "menu_order"}
 READ_CAPABILITY = "read_private_products"
 
 

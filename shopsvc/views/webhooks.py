@@ -19,7 +19,7 @@ from shopsvc import rendering
 from shopsvc.delivery.outbound import ping
 from shopsvc.domain.topics import parse_topic
 from shopsvc.errors import ApiError, invalid_param
-from shopsvc.listing import parse_list_params
+from shopsvc.listing import COMMON_ORDERBY, parse_list_params
 from shopsvc.resources import Webhook, WebhookDeliveries, WebhookDelivery, Webhooks, WebhooksCount
 from shopsvc.sql import webhooks as webhooks_sql
 from shopsvc.validation import webhooks as validation
@@ -28,15 +28,7 @@ from shopsvc.validation.types import require_object
 API_VERSION = "legacy_v3"
 SECRET_ALPHABET = string.ascii_letters + string.digits + "!@#$%^&*()-_ []{}<>~`+=,.;:/?|"
 LIST_STATUSES = ("active", "paused", "disabled", "all")
-ORDERBY = {
-    "id": "id",
-    "date": "created_at",
-    "created_at": "created_at",
-    "modified": "updated_at",
-    "updated_at": "updated_at",
-    "title": "name",
-    "name": "name",
-}
+ORDERBY = {**COMMON_ORDERBY, "title": "name", "name": "name"}
 READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
