@@ -573,7 +573,6 @@ EDIT_FAILED = (400, "shop_api_cannot_edit_product_catgory", "Could not edit the 
         {"slug": "shirts"},  # another category's slug
         {"parent": 3},  # itself
         {"parent": 4},  # its own child: a loop
-        {"parent": 99},  # no such category
     ],
 )
 def test_edit_failures(api: Any, engine: sa.Engine, fields: dict[str, Any]) -> None:
@@ -584,6 +583,22 @@ def test_edit_failures(api: Any, engine: sa.Engine, fields: dict[str, Any]) -> N
     response = api.put_json(f"{URL}/3", {"product_category": fields}, status=400)
     assert error(response) == EDIT_FAILED
     assert api.get(f"{URL}/3").json["product_category"] == category(3, "Tops", "tops")
+
+
+@pytest.mark.parametrize("parent", [99, "99", 2])
+def test_edit_with_an_unknown_parent(api: Any, parent: Any) -> None:
+    """The spec's "``parent`` must be an existing category" covers edit too: a parent that is
+    no category (none at all, or a tag) is ``shop_api_invalid_product_category_parent``, as on
+    create; a loop stays ``…cannot_edit_product_catgory``."""
+    create(api, name="Tops")
+    api.post_json(ROOT + "/products/tags", {"product_tag": {"name": "Red"}})
+    response = api.put_json(f"{URL}/1", {"product_category": {"parent": parent}}, status=400)
+    assert error(response) == (
+        400,
+        "shop_api_invalid_product_category_parent",
+        "Product category parent is invalid",
+    )
+    assert api.get(f"{URL}/1").json["product_category"] == category(1, "Tops", "tops")
 
 
 def test_edit_moving_under_a_parent_with_a_same_named_child(api: Any) -> None:

@@ -63,7 +63,8 @@ LISTABLE = Listable(
         "id": products.c.id,
         "created_at": products.c.created_at,
         "updated_at": products.c.updated_at,
-        "title": products.c.title,
+        # case-insensitive, as the original's MySQL collation and our term lists; then id
+        "title": func.lower(products.c.title),
         "menu_order": products.c.menu_order,
     },
     created_at=products.c.created_at,

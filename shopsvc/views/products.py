@@ -19,7 +19,7 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc import rendering
-from shopsvc.domain import stock
+from shopsvc.domain import catalog, stock
 from shopsvc.errors import ApiError
 from shopsvc.listing import COMMON_ORDERBY, parse_list_params
 from shopsvc.product_records import load_for, product_record, product_records
@@ -44,30 +44,38 @@ def _comma_list(value: str | None) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
+def _slug_list(value: str | None) -> tuple[str, ...]:
+    """A comma list of slugs, each sanitised as a slug before it is compared (as WordPress'
+    taxonomy query does): ``shirts?`` — what the legacy Python client sends for
+    ``get("products?filter[category]=shirts")`` — is ``shirts``. A value with nothing left is
+    kept as given (it matches no slug)."""
+    return tuple(catalog.slugify_name(part) or part for part in _comma_list(value))
+
+
 def product_filters(query: Mapping[str, str], filters: Mapping[str, str]) -> ProductFilters:
     """The product filters of a list or count request (reference §4): ``filter[post_status]``
     (a status, a comma list, or ``any`` = all but trash; default ``publish``), ``type`` (top
     level, else ``filter[type]``), ``filter[category]``, ``filter[tag]``,
-    ``filter[shipping_class]`` and ``filter[pa_<attribute>]`` (slugs, comma = OR),
-    ``filter[sku]``."""
+    ``filter[shipping_class]`` and ``filter[pa_<attribute>]`` (slugs, comma = OR; sanitised
+    as slugs), ``filter[sku]`` (exact)."""
     statuses: tuple[str, ...] | None = tuple(
         status.lower() for status in _comma_list(filters.get("post_status"))
     ) or ("publish",)
     if "any" in statuses:
         statuses = None
-    types = _comma_list(query.get("type")) or _comma_list(filters.get("type"))
+    types = _slug_list(query.get("type")) or _slug_list(filters.get("type"))
     attributes = tuple(
-        (key[3:], _comma_list(value))
+        (key[3:], _slug_list(value))
         for key, value in sorted(filters.items())
         if key.lower().startswith("pa_") and len(key) > 3 and _comma_list(value)
     )
     sku = (filters.get("sku") or "").strip()
     return ProductFilters(
         statuses=statuses,
-        types=tuple(kind.lower() for kind in types),
-        categories=_comma_list(filters.get("category")),
-        tags=_comma_list(filters.get("tag")),
-        shipping_classes=_comma_list(filters.get("shipping_class")),
+        types=types,
+        categories=_slug_list(filters.get("category")),
+        tags=_slug_list(filters.get("tag")),
+        shipping_classes=_slug_list(filters.get("shipping_class")),
         attributes=attributes,
         sku=sku or None,
     )

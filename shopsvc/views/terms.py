@@ -12,7 +12,9 @@ differs):
 * create — envelope, capability, the attribute (terms), field types, the name (terms), the
   parent, the image, then the name and slug rules (``…cannot_create…``);
 * edit — envelope, capability, the attribute (terms), id 0 / existence, field types, the image,
-  then the name, parent and slug rules (``…cannot_edit…``);
+  then the name, parent and slug rules (``…cannot_edit…``; a category parent that does not
+  exist is ``shop_api_invalid_product_category_parent``, as on create: the spec's "``parent``
+  must be an existing category" covers both);
 * delete — capability, the attribute (terms), id 0 / existence, then the delete.
 
 Lists are unpaginated; ``count`` is the number of published products using a term.
@@ -98,6 +100,7 @@ class Family:
     edit_failed_code: str = ""  # default ``shop_api_cannot_edit_<singular>``
     edit_failure_detail: bool = False  # edit failures say why (else "Could not edit the …")
     name_required_code: str = ""  # a missing name has its own code (else cannot_create)
+    edit_parent_code: bool = False  # an unknown parent on edit is ``…invalid_<x>_parent`` too
 
     # --- errors
 
@@ -162,6 +165,7 @@ CATEGORIES = Family(
     order="menu_order",
     delete_label="product category",
     edit_failed_code="shop_api_cannot_edit_product_catgory",
+    edit_parent_code=True,
 )
 TAGS = Family(
     "product_tag",
@@ -424,10 +428,15 @@ def edit_term(family: Family, context: Item, request: Request) -> Response:
         given["display"] = _stored_display(display)
     values = {"name": current["name"], "slug": current["slug"], "parent": current["parent"]}
     values |= given
-    if values["parent"] != current["parent"] and not _parent_allowed(
-        request, scope, term_id, values["parent"]
-    ):
-        raise family.cannot("edit", "Parent term does not exist or would create a loop.")
+    if values["parent"] != current["parent"]:
+        if (
+            family.edit_parent_code
+            and values["parent"]
+            and not terms_sql.exists(request.db, scope, values["parent"])
+        ):
+            raise family.invalid_parent()
+        if not _parent_allowed(request, scope, term_id, values["parent"]):
+            raise family.cannot("edit", "Parent term does not exist or would create a loop.")
     generated = "slug" in given and not given["slug"]
     if generated:
         values["slug"] = _free_slug(request, scope, values["name"], term_id)
