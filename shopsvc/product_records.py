@@ -355,6 +355,13 @@ def _attribute_key(attribute: ProductAttribute) -> str:
     return _clean_slug(attribute.name)
 
 
+def _option_names(attribute: ProductAttribute) -> list[str]:
+    """Global: the chosen term names in the attribute's order; custom: the stored texts."""
+    if attribute.is_global:
+        return [term["name"] for term in catalog.sort_terms(attribute.options, attribute.order_by)]
+    return [str(option) for option in attribute.options]
+
+
 def _product_attributes(node: ProductData) -> list[dict[str, Any]]:
     return [
         {
@@ -363,7 +370,7 @@ def _product_attributes(node: ProductData) -> list[dict[str, Any]]:
             "position": attribute.position,
             "visible": attribute.visible,
             "variation": attribute.variation,
-            "options": attribute.option_names(),
+            "options": _option_names(attribute),
         }
         for attribute in node.attributes
     ]
@@ -590,8 +597,8 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "upsell_ids": node.upsell_ids,
         "cross_sell_ids": (node.parent if is_variation and node.parent else node).cross_sell_ids,
         "parent_id": row["parent_id"] or 0,
-        "categories": list(node.categories),
-        "tags": list(node.tags),
+        "categories": sorted(node.categories, key=catalog.name_key),
+        "tags": sorted(node.tags, key=catalog.name_key),
         "images": _images(node, ctx),
         "featured_src": _featured_src(node, ctx),
         "attributes": _variation_attributes(node, ctx)

@@ -18,14 +18,17 @@ Everything here is pure: no I/O, no database.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable, Mapping
 from decimal import Decimal
 from html import escape, unescape
+from typing import Any, TypeVar
 
 import nh3
 from slugify import slugify
 
 from shopsvc.errors import ApiError, invalid_param
+
+T = TypeVar("T", bound=Mapping[str, Any])
 
 __all__ = [
     "ATTRIBUTE_ORDER_BY",
@@ -412,3 +415,22 @@ def name_num_key(name: str) -> tuple[tuple[tuple[int, Decimal, str], ...], str]:
         else:
             parts.append((1, Decimal(0), text.casefold()))
     return tuple(parts), name
+
+
+def name_key(name: str) -> tuple[str, str]:
+    """Name order: case-insensitive, ties by the exact name."""
+    return (name.casefold(), name)
+
+
+TERM_ORDERINGS: dict[str, Callable[[Mapping[str, Any]], Any]] = {
+    "menu_order": lambda term: (term["menu_order"], *name_key(term["name"]), term["id"]),
+    "name": lambda term: (*name_key(term["name"]), term["id"]),
+    "name_num": lambda term: (name_num_key(term["name"]), term["id"]),
+    "id": lambda term: term["id"],
+}
+
+
+def sort_terms(terms: Iterable[T], order_by: str) -> list[T]:
+    """Attribute terms (mappings with ``id``, ``name``, ``menu_order``) in their attribute's
+    ``order_by``: ``menu_order`` (then name), ``name``, ``name_num`` (natural) or ``id``."""
+    return sorted(terms, key=TERM_ORDERINGS.get(order_by, TERM_ORDERINGS["menu_order"]))

@@ -23,7 +23,6 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, delete, func, or_, select, update
 
-from shopsvc.domain.catalog import name_num_key
 from shopsvc.sql.paging import (
     Listable,
     ListFilters,
@@ -92,8 +91,9 @@ class ProductAttribute:
 
     ``attribute_id`` is set for a global attribute, whose ``slug`` is the global slug (without
     ``pa_``), ``name`` the global label and ``options`` the chosen terms as dicts (``id``,
-    ``name``, ``slug``, ``menu_order``) ordered by ``order_by``; a custom attribute has
-    ``attribute_id`` None, its own ``name`` and its stored options (strings) as ``options``.
+    ``name``, ``slug``, ``menu_order``), unordered (the record builder orders them by
+    ``order_by``); a custom attribute has ``attribute_id`` None, its own ``name`` and its stored
+    options (strings) as ``options``.
     """
 
     id: int
@@ -109,12 +109,6 @@ class ProductAttribute:
     @property
     def is_global(self) -> bool:
         return self.attribute_id is not None
-
-    def option_names(self) -> list[str]:
-        """The ``options`` output: term names (global) or the stored texts (custom)."""
-        if self.is_global:
-            return [term["name"] for term in self.options]
-        return [str(option) for option in self.options]
 
 
 @dataclass
@@ -303,10 +297,6 @@ def _load_images(conn: Connection, nodes: dict[int, ProductData], ids: list[int]
         ]
 
 
-def _name_key(name: str) -> tuple[str, str]:
-    return (name.casefold(), name)
-
-
 def _load_terms(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
     rows = conn.execute(
         select(product_terms.c.product_id, terms.c.id, terms.c.taxonomy, terms.c.name)
@@ -321,9 +311,6 @@ def _load_terms(conn: Connection, nodes: dict[int, ProductData], ids: list[int])
             node.categories.append(name)
         elif taxonomy == TAG:
             node.tags.append(name)
-    for node in nodes.values():
-        node.categories.sort(key=_name_key)
-        node.tags.sort(key=_name_key)
     class_ids = _chunks(
         n.row["shipping_class_id"] for n in nodes.values() if n.row["shipping_class_id"]
     )
@@ -337,18 +324,6 @@ def _load_terms(conn: Connection, nodes: dict[int, ProductData], ids: list[int])
     }
     for node in nodes.values():
         node.shipping_class = classes.get(node.row["shipping_class_id"])
-
-
-def order_terms(found: list[dict[str, Any]], order_by: str) -> list[dict[str, Any]]:
-    """Attribute terms in the attribute's ``order_by``: ``menu_order`` (then name), ``name``,
-    ``name_num`` (natural order: numbers by value, then text) or ``id``."""
-    if order_by == "id":
-        return sorted(found, key=lambda t: t["id"])
-    if order_by == "name":
-        return sorted(found, key=lambda t: (*_name_key(t["name"]), t["id"]))
-    if order_by == "name_num":
-        return sorted(found, key=lambda t: (name_num_key(t["name"]), t["id"]))
-    return sorted(found, key=lambda t: (t["menu_order"], *_name_key(t["name"]), t["id"]))
 
 
 def _load_attributes(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
@@ -408,7 +383,7 @@ def _load_attributes(conn: Connection, nodes: dict[int, ProductData], ids: list[
                 visible=bool(row["visible"]),
                 variation=bool(row["is_variation"]),
                 order_by=order_by,
-                options=order_terms(chosen.get((node.id, row["attribute_id"]), []), order_by),
+                options=chosen.get((node.id, row["attribute_id"]), []),
             )
         else:
             attribute = ProductAttribute(

@@ -32,7 +32,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from shopsvc import rendering
-from shopsvc.domain.catalog import name_num_key, slugify_name, unique_slug
+from shopsvc.domain.catalog import slugify_name, sort_terms, unique_slug
 from shopsvc.errors import ApiError
 from shopsvc.media import download_image, media_url
 from shopsvc.resources import (
@@ -68,14 +68,6 @@ CREATE_DEFAULTS: dict[str, Any] = {
     "parent": 0,
     "display": "",
     "menu_order": 0,
-}
-
-SortKey = Callable[[dict[str, Any]], Any]
-ORDERINGS: dict[str, SortKey] = {
-    "menu_order": lambda row: (row["menu_order"], row["name"].casefold(), row["name"], row["id"]),
-    "name": lambda row: (row["name"].casefold(), row["name"], row["id"]),
-    "name_num": lambda row: (name_num_key(row["name"]), row["id"]),
-    "id": lambda row: row["id"],
 }
 
 
@@ -375,7 +367,7 @@ def _stored_display(value: str) -> str:
 def list_terms(family: Family, context: Resource, request: Request) -> Response:
     family.require(request, "read")
     scope, order = _scope(family, request, context)
-    rows = sorted(terms_sql.list_all(request.db, scope), key=ORDERINGS[order])
+    rows = sort_terms(terms_sql.list_all(request.db, scope), order)
     records = [term_record(family, request, row) for row in rows]
     return rendering.listing(request, family.plural, records, len(records))
 

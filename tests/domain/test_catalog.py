@@ -30,6 +30,7 @@ from shopsvc.domain.catalog import (
     purchaseable,
     render_description,
     slugify_name,
+    sort_terms,
     unique_slug,
     variation_visible,
     visible,
@@ -528,3 +529,25 @@ def test_check_attribute_order_by(value: str, ok: bool) -> None:
 )
 def test_name_num_key(names: list[str], expected: list[str]) -> None:
     assert sorted(names, key=name_num_key) == expected
+
+
+TERMS = [
+    {"id": 1, "name": "size 10", "menu_order": 2},
+    {"id": 2, "name": "Size 9", "menu_order": 1},
+    {"id": 3, "name": "Size 9", "menu_order": 1},
+    {"id": 4, "name": "size 1", "menu_order": 3},
+]
+
+
+@pytest.mark.parametrize(
+    ("order_by", "ids"),
+    [
+        ("menu_order", [2, 3, 1, 4]),
+        ("name", [4, 1, 2, 3]),  # "size 1" < "size 10" < "Size 9" (case-insensitive text)
+        ("name_num", [4, 2, 3, 1]),  # 1 < 9 < 10 by value
+        ("id", [1, 2, 3, 4]),
+        ("unknown", [2, 3, 1, 4]),  # falls back to menu_order
+    ],
+)
+def test_sort_terms(order_by: str, ids: list[int]) -> None:
+    assert [term["id"] for term in sort_terms(TERMS, order_by)] == ids
