@@ -17,7 +17,7 @@ from pyramid.paster import get_appsettings, setup_logging
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
-from shopsvc.db import make_engine, migrate
+from shopsvc.db import current_revision, head_revision, make_engine, migrate
 from shopsvc.security import PERMISSIONS, ROLES, generate_key_pair, hash_consumer_key
 from shopsvc.settings import Settings, load_settings
 from shopsvc.sql import auth as auth_sql
@@ -128,6 +128,17 @@ def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace)
     }
 
 
+def _require_schema(engine: Engine, config_uri: str) -> None:
+    """A command other than ``migrate`` needs the latest schema: say so rather than fail on a
+    missing table."""
+    current, head = current_revision(engine), head_revision()
+    if current != head:
+        raise UsageError(
+            f"the database schema is at revision {current or 'none'}, not {head}; "
+            f"run `shopsvc {config_uri} migrate` first"
+        )
+
+
 Command = Callable[[Engine, Settings, argparse.Namespace], dict[str, Any]]
 
 
@@ -182,8 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = load_settings(app_settings)
     engine = make_engine(settings.database_url)
     try:
-        if args.command != "migrate" and settings.auto_migrate:
-            migrate(engine)
+        if args.command != "migrate":
+            if settings.auto_migrate:
+                migrate(engine)
+            _require_schema(engine, args.config_uri)
         run: Command = args.run
         result = run(engine, settings, args)
     except UsageError as exc:

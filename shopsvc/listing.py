@@ -15,6 +15,7 @@ from shopsvc.errors import invalid_param
 from shopsvc.settings import Settings
 
 LEADING_DIGITS = re.compile(r"\s*([0-9]+)")
+NO_LIMIT = re.compile(r"\s*-1(?![0-9])")
 UNENCODED_PLUS = re.compile(
     r"([T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?) ([0-9]{2}:?[0-9]{2})$"
 )
@@ -56,7 +57,9 @@ def query_int(value: str | None, name: str, default: int) -> int:
 
 
 def parse_limit(value: str | None, settings: Settings) -> int:
-    if value is not None and value.strip() == "-1":
+    """``filter[limit]``: ``-1`` (also read by its leading characters, like any query integer,
+    so ``-1?`` counts) is ``max_page_size``; larger values are capped."""
+    if value is not None and NO_LIMIT.match(value):
         return settings.max_page_size
     limit = query_int(value, "filter[limit]", settings.page_size)
     return min(limit, settings.max_page_size)

@@ -26,7 +26,7 @@ import hashlib
 import hmac
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from urllib.parse import quote_from_bytes, unquote_to_bytes
 
 __all__ = [
@@ -224,27 +224,32 @@ def verify_signature(
     consumer_secret: str,
     *,
     allow_raw_slash: bool = False,
+    alternative_base_uris: Sequence[str] = (),
 ) -> None:
     """Check ``params["oauth_signature"]`` against the legacy base string; raise OAuthError if bad.
 
     The signature method is checked first (after normalisation, as the server does), then the
     signature is compared in constant time. ``allow_raw_slash=True`` additionally accepts the
     variant signed by the Python ``woocommerce`` client when a key or value contains ``/``
-    (genuine WooCommerce rejects those).
+    (genuine WooCommerce rejects those). ``alternative_base_uris`` are further spellings of the
+    same base URI that are accepted too (the path as sent, percent-escapes and all, which is
+    what RFC 5849 libraries sign, besides the decoded path the legacy server signs).
     """
     signature_method = _normalize(params.get("oauth_signature_method", ""))
     if signature_method not in SIGNATURE_METHODS:
         raise OAuthError(MSG_BAD_METHOD)
     received = _received_signature(params.get("oauth_signature", ""))
 
-    expected = sign(base_string(method, base_uri, params), consumer_secret, signature_method)
-    if hmac.compare_digest(expected.encode("ascii"), received):
-        return
-    if allow_raw_slash and any("/" in k or "/" in v for k, v in params.items()):
-        lenient = base_string(method, base_uri, params, keep_slash=True)
-        expected = sign(lenient, consumer_secret, signature_method)
+    lenient_too = allow_raw_slash and any("/" in k or "/" in v for k, v in params.items())
+    for uri in (base_uri, *(alt for alt in alternative_base_uris if alt != base_uri)):
+        expected = sign(base_string(method, uri, params), consumer_secret, signature_method)
         if hmac.compare_digest(expected.encode("ascii"), received):
             return
+        if lenient_too:
+            lenient = base_string(method, uri, params, keep_slash=True)
+            expected = sign(lenient, consumer_secret, signature_method)
+            if hmac.compare_digest(expected.encode("ascii"), received):
+                return
     raise OAuthError(MSG_BAD_SIGNATURE)
 
 

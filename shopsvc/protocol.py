@@ -38,10 +38,40 @@ KNOWN_METHODS = frozenset({"HEAD", "GET", "POST", "PUT", "PATCH", "DELETE"})
 # --- request helpers
 
 
-def _query(request: Request) -> dict[str, str]:
+def _signed_query(request: Request) -> dict[str, str]:
     """The query string with repeated parameters collapsed: the last value wins, in the position of
-    the first (what PHP's ``$_GET`` does, and what the legacy clients rely on)."""
+    the first (what PHP's ``$_GET`` does, and what the legacy clients rely on). Authentication
+    reads (and OAuth signs) exactly this."""
     return dict(request.GET.items())
+
+
+def _client_question_mark(pairs: list[tuple[str, str]]) -> str | None:
+    """The parameter whose value carries the ``?`` the Python ``woocommerce`` client appends.
+
+    Given an endpoint with a query (``get("webhooks?status=paused")``, the form its maintainers
+    recommend), the client adds ``?`` to the URL, so the last parameter of the endpoint arrives as
+    ``status=paused?``, signed, followed only by the client's ``oauth_*`` parameters. Only that
+    shape counts: a request whose ``oauth_*`` block is not the tail (the client sends ``params=``
+    a second time after it) or that has no parameter before it carries no such ``?``.
+    """
+    first_oauth = next((i for i, (k, _) in enumerate(pairs) if k.startswith("oauth_")), None)
+    if not first_oauth or not all(k.startswith("oauth_") for k, _ in pairs[first_oauth:]):
+        return None
+    if "oauth_signature" not in dict(pairs[first_oauth:]):
+        return None
+    key, value = pairs[first_oauth - 1]
+    return key if value.endswith("?") else None
+
+
+def _query(request: Request) -> dict[str, str]:
+    """The query string as the handlers read it: :func:`_signed_query` without the stray ``?``
+    that the Python ``woocommerce`` client appends to the last value of an endpoint's query
+    (so ``status=paused?`` means ``paused`` and ``force=true?`` means ``true``)."""
+    query = dict(request.signed_query)
+    stray = _client_question_mark(list(request.GET.items()))
+    if stray is not None:
+        query[stray] = query[stray][:-1]
+    return query
 
 
 def _filters(request: Request) -> dict[str, str]:
@@ -289,6 +319,7 @@ def transaction_tween_factory(handler: Callable[[Request], Response], registry: 
 
 
 def includeme(config: Configurator) -> None:
+    config.add_request_method(_signed_query, "signed_query", reify=True)
     config.add_request_method(_query, "query", reify=True)
     config.add_request_method(_filters, "filters", reify=True)
     config.add_request_method(_shop, "shop", reify=True)

@@ -103,7 +103,7 @@ class Authenticator:
 
     def __init__(self, request: Request) -> None:
         self.request = request
-        self.query = request.query
+        self.query = request.signed_query
         self.basic_allowed = request.scheme_seen == "https" or request.shop.allow_basic_over_http
 
     def identity(self) -> Identity:
@@ -154,15 +154,19 @@ class Authenticator:
         if missing is not None:
             raise _fail(f"{missing} parameter is missing.", self.basic_allowed)
         key = self._lookup(conn, params["oauth_consumer_key"])
-        base_uri = self.request.public_url + self.request.path
+        request = self.request
+        # The legacy server signs the decoded route path (``Zero Rate``, not ``Zero%20Rate``),
+        # as the Python ``woocommerce`` client does; RFC 5849 libraries sign the path as sent.
+        base_uri = request.public_url + request.script_name + request.path_info
         now = time.time()
         try:
             oauth.verify_signature(
-                self.request.method,
+                request.method,
                 base_uri,
                 params,
                 key["consumer_secret"],
-                allow_raw_slash=self.request.shop.oauth_allow_raw_slash,
+                allow_raw_slash=request.shop.oauth_allow_raw_slash,
+                alternative_base_uris=(request.public_url + request.path,),
             )
             timestamp = oauth.check_timestamp(params["oauth_timestamp"], now, NONCE_WINDOW)
         except oauth.OAuthError as exc:

@@ -42,6 +42,17 @@ def env_name(key: str) -> str:
     return name
 
 
+def database_url(url: str) -> str:
+    """``postgresql://`` and ``postgres://`` URLs name no driver, so SQLAlchemy would pick
+    psycopg2, which shopsvc does not use: they mean psycopg 3 (``postgresql+psycopg://``).
+    A URL that names its driver is kept as it is."""
+    text = url.strip()
+    for scheme in ("postgresql://", "postgres://"):
+        if text.startswith(scheme):
+            return "postgresql+psycopg://" + text[len(scheme) :]
+    return text
+
+
 def _overridable(key: str) -> bool:
     """Only ``shopsvc.*`` keys and ``sqlalchemy.url`` (other ini keys would otherwise be
     overridden by unrelated variables such as ``HOME`` or ``PATH``)."""
@@ -161,7 +172,9 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.hide_out_of_stock": ("hide_out_of_stock", "bool"),
     "shopsvc.price_display_suffix": ("price_display_suffix", "raw"),
 }
-SETTING_KEYS: tuple[str, ...] = tuple(_FIELDS)
+# Keys read from ``Settings.extra`` (no typed field) that the environment may override as well.
+_EXTRA_KEYS = ("shopsvc.help_url",)
+SETTING_KEYS: tuple[str, ...] = (*_FIELDS, *_EXTRA_KEYS)
 
 
 def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
@@ -203,4 +216,10 @@ def load_settings(
     media_url = "/" + result.media_url.strip("/")
     if result.page_size < 1 or result.max_page_size < 1 or result.bulk_limit < 1:
         raise SettingsError("page_size, max_page_size and bulk_limit must be positive")
-    return dataclasses.replace(result, api_root=root, public_url=public_url, media_url=media_url)
+    return dataclasses.replace(
+        result,
+        database_url=database_url(result.database_url),
+        api_root=root,
+        public_url=public_url,
+        media_url=media_url,
+    )

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 RESOURCES = ("coupon", "customer", "order", "product")
 EVENTS = ("created", "updated", "deleted", "restored")
 ACTION_NAME = re.compile(r"shop_[a-z0-9_]+")
+#: Length of the stored topic (``webhooks.topic``).
+MAX_LENGTH = 200
 FORBIDDEN_ACTIONS = frozenset(
     {
         "shop_login_credentials",
@@ -51,8 +53,11 @@ class Topic:
 
 
 def parse_topic(text: str) -> Topic | None:
-    """The topic named by ``text`` (checked lower-cased), or None when it is not valid."""
+    """The topic named by ``text`` (checked lower-cased), or None when it is not valid (also
+    when it is longer than the ``MAX_LENGTH`` characters a topic is stored in)."""
     name = text.strip().lower()
+    if len(name) > MAX_LENGTH:
+        return None
     resource, dot, event = name.partition(".")
     if not dot:
         return None

@@ -6,6 +6,7 @@ fields are type-checked afterwards. On edit a field is applied only when it is n
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import colander
@@ -16,6 +17,7 @@ from shopsvc.errors import ApiError
 from shopsvc.validation.types import Text, deserialize, optional
 
 STATUSES = ("active", "paused", "disabled")
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 URL_MESSAGE = "Webhook delivery URL must be a valid URL starting with http:// or https://"
 
 
@@ -38,7 +40,13 @@ def _topic(value: Any, message: str) -> Topic:
 
 
 def _delivery_url(value: Any) -> str:
-    if not isinstance(value, str) or not is_http_url(value.strip()):
+    """A valid ``http://`` or ``https://`` URL; control characters (a NUL, which PostgreSQL
+    cannot store, among them) make it invalid, as PHP's URL validator says."""
+    if (
+        not isinstance(value, str)
+        or CONTROL.search(value.strip())
+        or not is_http_url(value.strip())
+    ):
         raise ApiError("shop_api_invalid_webhook_delivery_url", URL_MESSAGE, 400)
     return value.strip()
 
