@@ -35,7 +35,7 @@ def _hint_first_key(engine: Engine, config_uri: str) -> None:
 
 def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     """The WSGI application (``paste.app_factory``)."""
-    shop = load_settings(settings)
+    shop = load_settings(settings, here=(global_config or {}).get("here"))
     engine = make_engine(shop.database_url)
     if shop.auto_migrate:
         migrate(engine)

@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, LookupError, ValueError) as exc:
         print(f"shopsvc: cannot read {args.config_uri}: {exc}", file=sys.stderr)
         return 2
-    settings = load_settings(app_settings)
+    settings = load_settings(app_settings, here=app_settings.get("here"))
     engine = make_engine(settings.database_url)
     try:
         if args.command != "migrate":

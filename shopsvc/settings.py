@@ -201,10 +201,16 @@ def _convert(key: str, kind: str, raw: str) -> object:
 
 
 def load_settings(
-    settings: Mapping[str, str], environ: Mapping[str, str] | None = None
+    settings: Mapping[str, str],
+    environ: Mapping[str, str] | None = None,
+    here: str | None = None,
 ) -> Settings:
-    """Parse the ini ``[app:main]`` settings (plus environment overrides) into ``Settings``."""
+    """Parse the ini ``[app:main]`` settings (plus environment overrides) into ``Settings``.
+
+    ``here`` is the ini file's folder: the default ``media_dir`` is ``media`` inside it."""
     merged = apply_environment(settings, os.environ if environ is None else environ)
+    if "shopsvc.media_dir" not in merged and here:
+        merged["shopsvc.media_dir"] = os.path.join(here, "media")
     values: dict[str, object] = {}
     for key, (attr, kind) in _FIELDS.items():
         if key in merged and merged[key] is not None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ipaddress
+import pathlib
 from collections.abc import Callable
 
 import pytest
@@ -219,3 +220,11 @@ def test_environment_boolean_reaches_the_application(
     api = authorised(build_app(), admin)
     response = api.get(f"{ROOT}/webhooks", status=401)
     assert response.json["errors"][0]["message"] == "oauth_consumer_key parameter is missing."
+
+
+def test_media_dir_defaults_to_media_next_to_the_ini(tmp_path: pathlib.Path) -> None:
+    assert load_settings({}, {}, here=str(tmp_path)).media_dir == str(tmp_path / "media")
+    given = load_settings({"shopsvc.media_dir": "/srv/media"}, {}, here=str(tmp_path))
+    assert given.media_dir == "/srv/media"
+    from_env = load_settings({}, {"SHOPSVC_MEDIA_DIR": "/srv/env"}, here=str(tmp_path))
+    assert from_env.media_dir == "/srv/env"
