@@ -7,7 +7,6 @@ arguments (an unknown user or role, say) print a message on stderr and exit with
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -23,14 +22,11 @@ from shopsvc.settings import Settings, load_settings
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql import reviews as reviews_sql
+from shopsvc.sql.tables import utc_now
 
 
 class UsageError(Exception):
     """A command's arguments cannot be carried out (exit status 2)."""
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
 
 
 def cmd_migrate(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
@@ -51,7 +47,7 @@ def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace
     }
     try:
         with engine.begin() as conn:
-            user = auth_sql.create_user(conn, values, _now())
+            user = auth_sql.create_user(conn, values, utc_now())
     except IntegrityError:
         raise UsageError(f"a user with login {args.login!r} already exists") from None
     return {
@@ -78,7 +74,7 @@ def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace)
             "consumer_secret": consumer_secret,
             "truncated_key": consumer_key[-7:],
         }
-        key_id = auth_sql.create_key(conn, values, _now())
+        key_id = auth_sql.create_key(conn, values, utc_now())
     return {
         "key_id": key_id,
         "user_id": user["id"],
@@ -97,7 +93,7 @@ def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace)
         raise UsageError("--reviewer-name must not be empty")
     if "@" not in args.reviewer_email:
         raise UsageError(f"--reviewer-email {args.reviewer_email!r} is not an email address")
-    now = _now()
+    now = utc_now()
     with engine.begin() as conn:
         product = products_sql.product_kind(conn, args.product)
         if product is None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import datetime as dt
 import hashlib
 import hmac
 import secrets
@@ -27,6 +26,7 @@ from shopsvc import oauth
 from shopsvc.db import write_transaction
 from shopsvc.errors import BASIC_REALM, ApiError
 from shopsvc.sql import auth as auth_sql
+from shopsvc.sql.tables import utc_now
 
 CAPABILITIES = (
     "manage_shop",
@@ -107,7 +107,7 @@ class Authenticator:
         self.basic_allowed = request.scheme_seen == "https" or request.shop.allow_basic_over_http
 
     def identity(self) -> Identity:
-        now = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+        now = utc_now()
         with write_transaction(self.request.registry.engine) as conn:
             key = self._key(conn)
             self._check_permissions(key)

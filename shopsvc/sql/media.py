@@ -9,17 +9,13 @@ from typing import Any
 from sqlalchemy import Connection, RowMapping, select, update
 from sqlalchemy import insert as sa_insert
 
-from shopsvc.sql.tables import media
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+from shopsvc.sql.tables import media, utc_now
 
 
 def insert(conn: Connection, values: dict[str, Any], now: dt.datetime | None = None) -> int:
     """A new row from ``file``, ``mime_type`` and optionally ``source_url``, ``title``, ``alt``;
     its id."""
-    stamp = now or _now()
+    stamp = now or utc_now()
     statement = (
         sa_insert(media).values(**values, created_at=stamp, updated_at=stamp).returning(media.c.id)
     )
@@ -56,6 +52,6 @@ def update_text(
     if not values:
         return exists(conn, media_id)
     statement = (
-        update(media).where(media.c.id == media_id).values(**values, updated_at=now or _now())
+        update(media).where(media.c.id == media_id).values(**values, updated_at=now or utc_now())
     )
     return conn.execute(statement).rowcount > 0

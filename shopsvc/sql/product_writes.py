@@ -37,11 +37,6 @@ from shopsvc.sql.tables import (
 SHIPPING_CLASS = "product_shipping_class"
 
 
-def now() -> dt.datetime:
-    """The current time as stored: naive UTC, whole seconds."""
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
-
-
 # --- the product row
 
 

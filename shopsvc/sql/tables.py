@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 from typing import Any
 
@@ -71,6 +72,12 @@ class Id(TypeDecorator[int]):
         if isinstance(value, int) and not -self.MAX <= value <= self.MAX:
             return -1
         return value
+
+
+def utc_now() -> dt.datetime:
+    """The current time as timestamps are stored: UTC, naive, whole seconds (so inclusive date
+    filters compare exactly with what the API shows)."""
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
 
 
 def _timestamps() -> list[Column[Any]]:

@@ -35,6 +35,7 @@ from shopsvc.product_records import load_for, product_record
 from shopsvc.resources import Product, Products, ProductsBulk
 from shopsvc.sql import media as media_sql
 from shopsvc.sql import product_writes as sql
+from shopsvc.sql.tables import utc_now
 from shopsvc.validation import products as validation
 from shopsvc.validation.products import (
     AttributeInput,
@@ -75,7 +76,7 @@ class ProductWriter:
         self.request = request
         self.conn = request.db
         self.shop = request.shop
-        self.stamp = sql.now()
+        self.stamp = utc_now()
 
     # --- entry points
 

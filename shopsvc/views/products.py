@@ -10,7 +10,6 @@ but still counted in the headers (reference §4). The records themselves come fr
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,15 +26,12 @@ from shopsvc.resources import Product, ProductOrders, ProductReviews, Products, 
 from shopsvc.sql import products as products_sql
 from shopsvc.sql import reviews as reviews_sql
 from shopsvc.sql.products import ProductFilters
+from shopsvc.sql.tables import utc_now
 from shopsvc.validation.types import parse_loose_bool
 
 READ = {"request_method": ("GET", "HEAD")}
 ORDERBY = {**COMMON_ORDERBY, "title": "title", "name": "title", "menu_order": "menu_order"}
 READ_CAPABILITY = "read_private_products"
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
 
 
 def _comma_list(value: str | None) -> tuple[str, ...]:
@@ -129,7 +125,7 @@ def delete_product(context: Product, request: Request) -> Response:
         _resync_parent_stock(request, row)
         return rendering.message(request, "Permanently deleted product")
     if row["status"] != "trash":
-        products_sql.trash(request.db, context.id, _now())
+        products_sql.trash(request.db, context.id, utc_now())
         _resync_parent_stock(request, row)
     return rendering.message(request, "Deleted product", status=202)
 

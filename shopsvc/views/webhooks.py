@@ -22,6 +22,7 @@ from shopsvc.errors import ApiError, invalid_param
 from shopsvc.listing import COMMON_ORDERBY, parse_list_params
 from shopsvc.resources import Webhook, WebhookDeliveries, WebhookDelivery, Webhooks, WebhooksCount
 from shopsvc.sql import webhooks as webhooks_sql
+from shopsvc.sql.tables import utc_now
 from shopsvc.validation import webhooks as validation
 from shopsvc.validation.types import require_object
 
@@ -31,10 +32,6 @@ LIST_STATUSES = ("active", "paused", "disabled", "all")
 ORDERBY = {**COMMON_ORDERBY, "title": "name", "name": "name"}
 READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
-
-
-def _now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
 
 
 def default_name(now: dt.datetime) -> str:
@@ -122,7 +119,7 @@ def create_webhook(context: Webhooks, request: Request) -> Response:
         "You do not have permission to create webhooks.",
     )
     clean = validation.clean_create(require_object(data, "webhook"))
-    now = _now()
+    now = utc_now()
     webhook_id = webhooks_sql.create(
         request.db,
         {
@@ -163,7 +160,7 @@ def edit_webhook(context: Webhook, request: Request) -> Response:
         values["topic"] = clean["topic"].name
     if values.get("status") == "active":
         values["failure_count"] = 0
-    webhooks_sql.edit(request.db, context.id, values, _now())
+    webhooks_sql.edit(request.db, context.id, values, utc_now())
     row = webhooks_sql.get(request.db, context.id)
     assert row is not None
     return rendering.single(request, "webhook", webhook_record(row))
