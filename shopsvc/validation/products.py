@@ -16,6 +16,7 @@ Every other value of the wrong type or shape is a 400 ``shop_api_invalid_param``
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -27,20 +28,23 @@ from shopsvc.domain import catalog, pricing, stock
 from shopsvc.domain.tax import tax_class_slug
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.validation.types import (
+    MAX_INT,
+    MIN_INT,
     Int,
     LooseBool,
     Raw,
     Text,
+    check_length,
     deserialize,
     optional,
     parse_int,
     parse_loose_bool,
+    require_array,
+    require_object,
     truthy,
 )
 
 #: Limits of the columns (``sql/tables.py``).
-MAX_INT = 2**31 - 1
-MIN_INT = -(2**31)
 MAX_SHORT_TEXT = 200
 MAX_DOWNLOAD_KEY = 64
 #: Prices, weights and dimensions are NUMERIC(18, 6): at most 12 integer digits.
@@ -239,29 +243,11 @@ def _present(data: dict[str, Any], key: str) -> bool:
     return data.get(key) is not None
 
 
-def _short(value: str, field: str, limit: int = MAX_SHORT_TEXT) -> str:
-    if len(value) > limit:
-        raise invalid_param(field, f"must be at most {limit} characters")
-    return value
-
-
 def _text(value: Any, field: str) -> str:
     """A string field of a nested element (numbers are written as text)."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise invalid_param(field, "must be a string")
     return value if isinstance(value, str) else str(value)
-
-
-def _array(value: Any, field: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise invalid_param(field, "must be a JSON array")
-    return value
-
-
-def _object(value: Any, field: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise invalid_param(field, "must be a JSON object")
-    return value
 
 
 def _unstorable(text: str) -> bool:
@@ -331,7 +317,7 @@ def clean_images(value: Any, field: str) -> ImagesInput:
 
 
 def clean_image(value: Any, field: str, force_featured: bool = False) -> ImageInput:
-    item = _object(value, field)
+    item = require_object(value, field)
     image_id = 0
     if item.get("id") is not None and item.get("id") != "":
         parsed = parse_int(item["id"])
@@ -364,17 +350,22 @@ def _options(value: Any, field: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(option for option in cleaned if option))
 
 
+def _named_elements(value: Any, field: str) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """``(element field, element, plain-text name)`` of each object of the array ``value``
+    that carries a ``name`` (the others are skipped, as the spec says)."""
+    for index, raw in enumerate(require_array(value, field)):
+        name_field = f"{field}[{index}]"
+        item = require_object(raw, name_field)
+        if _present(item, "name"):
+            yield name_field, item, catalog.plain_text(_text(item["name"], f"{name_field}.name"))
+
+
 def clean_attributes(value: Any, field: str) -> list[AttributeInput]:
     found = []
-    for index, raw in enumerate(_array(value, field)):
-        name_field = f"{field}[{index}]"
-        item = _object(raw, name_field)
-        if not _present(item, "name"):
-            continue
-        name = catalog.plain_text(_text(item["name"], f"{name_field}.name"))
+    for name_field, item, name in _named_elements(value, field):
         if not name:
             continue
-        _short(name, f"{name_field}.name")
+        check_length(name, f"{name_field}.name", MAX_SHORT_TEXT)
         slug = ""
         if _present(item, "slug"):
             slug = catalog.clean_attribute_slug(_text(item["slug"], f"{name_field}.slug"))
@@ -388,7 +379,7 @@ def clean_attributes(value: Any, field: str) -> list[AttributeInput]:
         if _present(item, "options"):
             options = _options(item["options"], f"{name_field}.options")
             for option in options:
-                _short(option, f"{name_field}.options")
+                check_length(option, f"{name_field}.options", MAX_SHORT_TEXT)
         found.append(
             AttributeInput(
                 field=name_field,
@@ -407,12 +398,7 @@ def clean_option_list(value: Any, field: str) -> list[OptionInput]:
     """A variation's ``attributes`` or ``default_attributes``: ``{name, slug, option}``
     elements; those without a ``name`` are skipped."""
     found = []
-    for index, raw in enumerate(_array(value, field)):
-        name_field = f"{field}[{index}]"
-        item = _object(raw, name_field)
-        if not _present(item, "name"):
-            continue
-        name = catalog.plain_text(_text(item["name"], f"{name_field}.name"))
+    for name_field, item, name in _named_elements(value, field):
         slug = _text(item["slug"], f"{name_field}.slug") if _present(item, "slug") else ""
         option = ""
         if _present(item, "option"):
@@ -429,9 +415,9 @@ def clean_downloads(value: Any, field: str) -> list[DownloadInput]:
     """``downloads``: ``{id, name, file | url}``; elements without a file are skipped; an empty
     name becomes the file name of the URL."""
     found = []
-    for index, raw in enumerate(_array(value, field)):
+    for index, raw in enumerate(require_array(value, field)):
         name_field = f"{field}[{index}]"
-        item = _object(raw, name_field)
+        item = require_object(raw, name_field)
         source = "file" if _present(item, "file") and item["file"] != "" else "url"
         file = (
             _text(item[source], f"{name_field}.{source}").strip() if _present(item, source) else ""
@@ -440,7 +426,9 @@ def clean_downloads(value: Any, field: str) -> list[DownloadInput]:
             continue
         key = ""
         if _present(item, "id") and item["id"] != "":
-            key = _short(_text(item["id"], f"{name_field}.id").strip(), f"{name_field}.id", 64)
+            key = check_length(
+                _text(item["id"], f"{name_field}.id").strip(), f"{name_field}.id", 64
+            )
         name = ""
         if _present(item, "name"):
             name = catalog.plain_text(_text(item["name"], f"{name_field}.name"))
@@ -451,7 +439,7 @@ def clean_downloads(value: Any, field: str) -> list[DownloadInput]:
 def clean_id_list(value: Any, field: str, *, drop_non_positive: bool) -> list[int]:
     """An array of ids (numbers or digit strings), de-duplicated in order."""
     ids = []
-    for index, item in enumerate(_array(value, field)):
+    for index, item in enumerate(require_array(value, field)):
         parsed = parse_int(item)
         if parsed is None:
             raise invalid_param(f"{field}[{index}]", "must be an integer id")
@@ -464,7 +452,7 @@ def clean_id_list(value: Any, field: str, *, drop_non_positive: bool) -> list[in
 
 
 def clean_dimensions(value: Any, field: str) -> dict[str, Decimal | None]:
-    item = _object(value, field)
+    item = require_object(value, field)
     found: dict[str, Decimal | None] = {}
     node = colander.SchemaNode(Decimal_())
     for name in DIMENSIONS:
@@ -488,7 +476,7 @@ def _common(given: dict[str, Any], data: dict[str, Any], field: str) -> dict[str
             clean[name] = given[name]
     if "sku" in given:
         sku = catalog.plain_text(given["sku"])
-        clean["sku"] = _short(sku, f"{field}.sku") or None
+        clean["sku"] = check_length(sku, f"{field}.sku", MAX_SHORT_TEXT) or None
     if "backorders" in given:
         clean["backorders"] = stock.parse_backorders(given["backorders"])
     for name in ("regular_price", "sale_price", "weight"):
@@ -504,7 +492,9 @@ def _common(given: dict[str, Any], data: dict[str, Any], field: str) -> dict[str
     if _present(data, "dimensions"):
         clean["dimensions"] = clean_dimensions(data["dimensions"], f"{field}.dimensions")
     if "shipping_class" in given:
-        clean["shipping_class"] = _short(given["shipping_class"].strip(), f"{field}.shipping_class")
+        clean["shipping_class"] = check_length(
+            given["shipping_class"].strip(), f"{field}.shipping_class", MAX_SHORT_TEXT
+        )
     if _present(data, "downloads"):
         clean["downloads"] = clean_downloads(data["downloads"], f"{field}.downloads")
     return clean
@@ -515,7 +505,7 @@ def _tax_class(value: str, field: str, allow_parent: bool) -> str:
     if allow_parent and value.strip().lower() == PARENT_TAX_CLASS:
         return PARENT_TAX_CLASS
     slug = tax_class_slug(value)
-    return "" if slug == "standard" else _short(slug, field)
+    return "" if slug == "standard" else check_length(slug, field, MAX_SHORT_TEXT)
 
 
 # --- the entry points
@@ -584,9 +574,9 @@ def clean_product(data: dict[str, Any], field: str = "product") -> dict[str, Any
             clean["default_attributes"] = clean_option_list(data[name], f"{field}.{name}")
             break
     if _present(data, "variations"):
-        items = _array(data["variations"], f"{field}.variations")
+        items = require_array(data["variations"], f"{field}.variations")
         for index, item in enumerate(items):
-            _object(item, f"{field}.variations[{index}]")
+            require_object(item, f"{field}.variations[{index}]")
         clean["variations"] = items
     return clean
 

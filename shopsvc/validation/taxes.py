@@ -27,11 +27,14 @@ from shopsvc.domain.tax import (
 )
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.validation.types import (
+    MIN_INT,
     CodedInvalid,
     Int,
     Number,
     Text,
     Truthy,
+    check_int,
+    check_text,
     deserialize,
     optional,
 )
@@ -40,8 +43,6 @@ STANDARD = "standard"
 #: Limits of the columns (sql/tables.py): text lengths and 32-bit integers.
 MAX_TEXT = 200
 MAX_COUNTRY = 2
-MAX_INT = 2**31 - 1
-MIN_INT = -(2**31)
 #: ``rate`` is NUMERIC(12, 4).
 MAX_RATE = Decimal("99999999.9999")
 RATE_MESSAGE = "Tax rate must be a non-negative number."
@@ -110,20 +111,6 @@ def _rate_schema() -> colander.SchemaNode:
 RATE_SCHEMA = _rate_schema()
 
 
-def _text(value: str, field: str, limit: int = MAX_TEXT) -> str:
-    if len(value) > limit:
-        raise invalid_param(f"tax.{field}", f"must be at most {limit} characters")
-    if "\x00" in value:
-        raise invalid_param(f"tax.{field}", "must not contain NUL characters")
-    return value
-
-
-def _int(value: int, field: str, low: int) -> int:
-    if not low <= value <= MAX_INT:
-        raise invalid_param(f"tax.{field}", f"must be between {low} and {MAX_INT}")
-    return value
-
-
 def clean_rate(data: dict[str, Any]) -> dict[str, Any]:
     """The given fields of a rate, normalised, keyed by column name.
 
@@ -134,20 +121,22 @@ def clean_rate(data: dict[str, Any]) -> dict[str, Any]:
     given = deserialize(RATE_SCHEMA, data, "tax")
     clean: dict[str, Any] = {}
     if "country" in given:
-        clean["country"] = _text(normalise_country(given["country"]), "country", MAX_COUNTRY)
+        clean["country"] = check_text(
+            normalise_country(given["country"]), "tax.country", MAX_COUNTRY
+        )
     if "state" in given:
-        clean["state"] = _text(normalise_state(given["state"]), "state")
+        clean["state"] = check_text(normalise_state(given["state"]), "tax.state", MAX_TEXT)
     if "rate" in given:
         clean["rate"] = given["rate"]
     if "name" in given:
-        clean["name"] = _text(tax_name(given["name"]), "name")
+        clean["name"] = check_text(tax_name(given["name"]), "tax.name", MAX_TEXT)
     if "priority" in given:
-        clean["priority"] = _int(normalise_priority(given["priority"]), "priority", 0)
+        clean["priority"] = check_int(normalise_priority(given["priority"]), "tax.priority", 0)
     for field in ("compound", "shipping"):
         if field in given:
             clean[field] = given[field]
     if "order" in given:
-        clean["rate_order"] = _int(given["order"], "order", MIN_INT)
+        clean["rate_order"] = check_int(given["order"], "tax.order", MIN_INT)
     if "class" in given:
         slug = tax_class_slug(given["class"])
         clean["class_slug"] = "" if slug == STANDARD else slug

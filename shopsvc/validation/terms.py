@@ -27,13 +27,20 @@ from typing import Any
 import colander
 
 from shopsvc.domain.catalog import plain_text, slugify_name
-from shopsvc.errors import invalid_param
-from shopsvc.validation.types import Int, Text, deserialize, optional, require_object
+from shopsvc.validation.types import (
+    MAX_INT,
+    Int,
+    Text,
+    check_int,
+    check_text,
+    deserialize,
+    optional,
+    require_object,
+)
 
 MAX_NAME = 200
 MAX_SLUG = 200
 MAX_DISPLAY = 20
-MAX_INT = 2**31 - 1
 NUMERIC = re.compile(r"\s*[+-]?[0-9]+(?:\.0*)?\s*")
 #: What each field of a family is, before normalising.
 FIELD_TYPES: dict[str, type[colander.SchemaType]] = {
@@ -82,20 +89,6 @@ def _schema(fields: frozenset[str]) -> colander.SchemaNode:
     return schema
 
 
-def _text(value: str, field: str, limit: int | None = None) -> str:
-    if limit is not None and len(value) > limit:
-        raise invalid_param(field, f"must be at most {limit} characters")
-    if "\x00" in value:
-        raise invalid_param(field, "must not contain NUL characters")
-    return value
-
-
-def _int(value: int, field: str) -> int:
-    if not -MAX_INT <= value <= MAX_INT:
-        raise invalid_param(field, f"must be between {-MAX_INT} and {MAX_INT}")
-    return value
-
-
 def clean_term(data: Any, envelope: str, fields: Collection[str]) -> dict[str, Any]:
     """The given write fields of a term (those of ``fields``), normalised; absent ones left
     out."""
@@ -104,15 +97,15 @@ def clean_term(data: Any, envelope: str, fields: Collection[str]) -> dict[str, A
     for field, value in given.items():
         where = f"{envelope}.{field}"
         if field == "name":
-            clean[field] = _text(plain_text(value), where, MAX_NAME)
+            clean[field] = check_text(plain_text(value), where, MAX_NAME)
         elif field == "slug":
-            clean[field] = _text(slugify_name(value), where, MAX_SLUG)
+            clean[field] = check_text(slugify_name(value), where, MAX_SLUG)
         elif field == "display":
-            clean[field] = _text(plain_text(value), where, MAX_DISPLAY)
+            clean[field] = check_text(plain_text(value), where, MAX_DISPLAY)
         elif field == "description":
-            clean[field] = _text(value, where)
+            clean[field] = check_text(value, where)
         elif field in ("parent", "menu_order"):
-            clean[field] = _int(value, where)
+            clean[field] = check_int(value, where, -MAX_INT)
         else:
             clean[field] = value
     return clean

@@ -20,6 +20,9 @@ from shopsvc.errors import ApiError, invalid_param
 TRUE_SPELLINGS = frozenset({"true", "1", "yes"})
 FALSE_SPELLINGS = frozenset({"false", "0", "no"})
 INTEGER = re.compile(r"[+-]?[0-9]+")
+# The range of the INTEGER columns that hold client-given numbers.
+MAX_INT = 2**31 - 1
+MIN_INT = -(2**31)
 
 
 class CodedInvalid(colander.Invalid):
@@ -155,6 +158,29 @@ def require_object(value: Any, field: str) -> dict[str, Any]:
 def require_array(value: Any, field: str) -> list[Any]:
     if not isinstance(value, list):
         raise invalid_param(field, "must be a JSON array")
+    return value
+
+
+def check_length(value: str, field: str, limit: int) -> str:
+    """``value`` unless it is longer than its column allows (a 400 naming the field)."""
+    if len(value) > limit:
+        raise invalid_param(field, f"must be at most {limit} characters")
+    return value
+
+
+def check_text(value: str, field: str, limit: int | None = None) -> str:
+    """``value`` unless it is too long or holds a NUL character (no text column stores one)."""
+    if limit is not None:
+        check_length(value, field, limit)
+    if "\x00" in value:
+        raise invalid_param(field, "must not contain NUL characters")
+    return value
+
+
+def check_int(value: int, field: str, low: int = MIN_INT, high: int = MAX_INT) -> int:
+    """``value`` unless it falls outside ``low``..``high`` (by default the INTEGER columns)."""
+    if not low <= value <= high:
+        raise invalid_param(field, f"must be between {low} and {high}")
     return value
 
 

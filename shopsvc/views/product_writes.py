@@ -69,6 +69,16 @@ def _require_create(request: Request) -> None:
     )
 
 
+def _stock_columns(state: stock.StockState) -> dict[str, Any]:
+    """The product columns that hold a resolved stock state."""
+    return {
+        "manage_stock": state.manage_stock,
+        "stock_quantity": state.quantity,
+        "backorders": state.backorders,
+        "stock_status": state.status,
+    }
+
+
 class ProductWriter:
     """Applies the write fields of one request element to the request's connection."""
 
@@ -383,12 +393,7 @@ class ProductWriter:
             requested_status=requested,
             child_statuses=children,
         )
-        return {
-            "manage_stock": state.manage_stock,
-            "stock_quantity": state.quantity,
-            "backorders": state.backorders,
-            "stock_status": state.status,
-        }
+        return _stock_columns(state)
 
     def _child_statuses(
         self, product_id: int, manage: bool, quantity: int | None, backorders: str
@@ -670,12 +675,7 @@ class ProductWriter:
             threshold=self.shop.out_of_stock_threshold,
             requested_status=requested,
         )
-        return {
-            "manage_stock": state.manage_stock,
-            "stock_quantity": state.quantity,
-            "backorders": state.backorders,
-            "stock_status": state.status,
-        }
+        return _stock_columns(state)
 
     @staticmethod
     def _variation_title(
