@@ -103,9 +103,21 @@ def test_only_present_fields_change(api: Any, engine: sa.Engine) -> None:
         attributes=[{"name": "A", "options": ["x"]}],
     )
     record = edit(api, product["id"], menu_order=5)
+
+    def unstamped(value: Any) -> Any:
+        # the placeholder image carries the product's updated_at, which the edit moves
+        if isinstance(value, list):
+            return [
+                {k: v for k, v in item.items() if k != "updated_at"}
+                if isinstance(item, dict)
+                else item
+                for item in value
+            ]
+        return value
+
     for key, value in product.items():
         if key not in ("updated_at", "menu_order"):
-            assert record[key] == value, key
+            assert unstamped(record[key]) == unstamped(value), key
     assert record["menu_order"] == 5
 
 
