@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 
 from shopsvc.db import current_revision, head_revision, make_engine, migrate
-from shopsvc.security import PERMISSIONS, ROLES, generate_key_pair, hash_consumer_key
+from shopsvc.security import PERMISSIONS, ROLES, issue_key
 from shopsvc.settings import Settings, load_settings
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql import products as products_sql
@@ -61,25 +61,17 @@ def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace
 
 
 def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
-    consumer_key, consumer_secret = generate_key_pair()
     with engine.begin() as conn:
         user = auth_sql.user_by_login(conn, args.user)
         if user is None:
             raise UsageError(f"no user with login {args.user!r}")
-        values = {
-            "user_id": user["id"],
-            "description": args.description,
-            "permissions": args.permissions,
-            "consumer_key_hash": hash_consumer_key(consumer_key),
-            "consumer_secret": consumer_secret,
-            "truncated_key": consumer_key[-7:],
-        }
-        key_id = auth_sql.create_key(conn, values, utc_now())
+        key = issue_key(user["id"], args.permissions, args.description)
+        key_id = auth_sql.create_key(conn, key.row, utc_now())
     return {
         "key_id": key_id,
         "user_id": user["id"],
-        "consumer_key": consumer_key,
-        "consumer_secret": consumer_secret,
+        "consumer_key": key.consumer_key,
+        "consumer_secret": key.consumer_secret,
         "permissions": args.permissions,
     }
 

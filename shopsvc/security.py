@@ -75,6 +75,29 @@ def generate_key_pair() -> tuple[str, str]:
     return "ck_" + secrets.token_hex(20), "cs_" + secrets.token_hex(20)
 
 
+@dataclass(frozen=True)
+class NewKey:
+    """A freshly issued key: the ``api_keys`` row to store and the plain credentials, which are
+    shown once (the consumer key is stored only as its hash)."""
+
+    row: dict[str, Any]
+    consumer_key: str
+    consumer_secret: str
+
+
+def issue_key(user_id: int, permissions: str, description: str = "") -> NewKey:
+    consumer_key, consumer_secret = generate_key_pair()
+    row = {
+        "user_id": user_id,
+        "description": description,
+        "permissions": permissions,
+        "consumer_key_hash": hash_consumer_key(consumer_key),
+        "consumer_secret": consumer_secret,
+        "truncated_key": consumer_key[-7:],
+    }
+    return NewKey(row, consumer_key, consumer_secret)
+
+
 def _fail(message: str, challenge: bool) -> ApiError:
     headers = {"WWW-Authenticate": BASIC_REALM} if challenge else {}
     return ApiError("shop_api_authentication_error", message, 401, headers)
