@@ -15,19 +15,16 @@ dropped afterwards.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import pathlib
 import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 from webtest import TestApp
 
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
@@ -35,9 +32,8 @@ sys.path.insert(0, str(ROOT_DIR))
 
 from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
-from shopsvc.security import generate_key_pair, hash_consumer_key  # noqa: E402
-from shopsvc.sql import auth as auth_sql  # noqa: E402
 from tests.catalog_factory import CatalogFactory  # noqa: E402
+from tests.databases import scratch_postgres, user_with_key  # noqa: E402
 
 API = "/shop-api/v3/products"
 
@@ -49,17 +45,8 @@ def scratch_database(url: str | None) -> Iterator[str]:
         with tempfile.TemporaryDirectory() as directory:
             yield url or f"sqlite:///{directory}/bench.sqlite"
         return
-    server = make_url(url).set(drivername="postgresql+psycopg")
-    name = f"shopsvc_bench_{uuid.uuid4().hex[:10]}"
-    admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield server.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+    with scratch_postgres(url, "shopsvc_bench") as scratch:
+        yield scratch
 
 
 def seed(engine: sa.Engine, count: int) -> None:
@@ -116,23 +103,7 @@ def seed(engine: sa.Engine, count: int) -> None:
 
 
 def admin_key(engine: sa.Engine) -> tuple[str, str]:
-    now = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
-    consumer_key, consumer_secret = generate_key_pair()
-    with engine.begin() as conn:
-        user = auth_sql.create_user(
-            conn, {"login": "bench", "email": "bench@example.com", "role": "administrator"}, now
-        )
-        auth_sql.create_key(
-            conn,
-            {
-                "user_id": user["id"],
-                "permissions": "read",
-                "consumer_key_hash": hash_consumer_key(consumer_key),
-                "consumer_secret": consumer_secret,
-                "truncated_key": consumer_key[-7:],
-            },
-            now,
-        )
+    _, _, consumer_key, consumer_secret = user_with_key(engine, "bench", "administrator", "read")
     return consumer_key, consumer_secret
 
 

@@ -3,22 +3,18 @@ PostgreSQL; each test starts from an empty database."""
 
 from __future__ import annotations
 
-import datetime as dt
 import os
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 from webtest import TestApp
 
 from shopsvc import main
 from shopsvc.db import make_engine, migrate
-from shopsvc.security import generate_key_pair, hash_consumer_key
-from shopsvc.sql import auth as auth_sql
 from shopsvc.sql.tables import metadata
+from tests.databases import scratch_postgres, user_with_key
 
 ROOT = "/shop-api/v3"
 POSTGRES_ENV = "SHOPSVC_TEST_POSTGRES_URL"
@@ -30,17 +26,8 @@ def _postgres_database() -> Iterator[str]:
         if os.environ.get("SHOPSVC_REQUIRE_POSTGRES"):
             pytest.fail(f"{POSTGRES_ENV} is not set but SHOPSVC_REQUIRE_POSTGRES is")
         pytest.skip(f"{POSTGRES_ENV} is not set")
-    url = make_url(base).set(drivername="postgresql+psycopg")
-    name = f"shopsvc_test_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        admin.dispose()
+    with scratch_postgres(base, "shopsvc_test") as url:
+        yield url
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
@@ -170,26 +157,7 @@ def make_key(engine: sa.Engine) -> Callable[..., Credentials]:
     counter = iter(range(1, 1000))
 
     def create(role: str = "administrator", permissions: str = "read_write") -> Credentials:
-        now = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
-        consumer_key, consumer_secret = generate_key_pair()
-        with engine.begin() as conn:
-            user = auth_sql.create_user(
-                conn,
-                {"login": f"{role}{next(counter)}", "email": "user@example.com", "role": role},
-                now,
-            )
-            key_id = auth_sql.create_key(
-                conn,
-                {
-                    "user_id": user["id"],
-                    "permissions": permissions,
-                    "consumer_key_hash": hash_consumer_key(consumer_key),
-                    "consumer_secret": consumer_secret,
-                    "truncated_key": consumer_key[-7:],
-                },
-                now,
-            )
-        return Credentials(user["id"], key_id, consumer_key, consumer_secret)
+        return Credentials(*user_with_key(engine, f"{role}{next(counter)}", role, permissions))
 
     return create
 
