@@ -110,13 +110,20 @@ def parse_list_params(
     settings: Settings,
     orderby: Mapping[str, str] | None = None,
     default_orderby: str = "created_at",
+    fixed_order: str | None = None,
 ) -> ListParams:
-    """``page`` and the common filters; ``orderby`` maps accepted spellings to sort keys."""
+    """``page`` and the common filters; ``orderby`` maps accepted spellings to sort keys.
+
+    A list with a ``fixed_order`` (a sort key) is always sorted by it, ascending: there
+    ``filter[order]`` and ``filter[orderby]`` are not read."""
+    if fixed_order is not None:
+        filters = {k: v for k, v in filters.items() if k not in ("order", "orderby")}
+        orderby, default_orderby = {}, fixed_order
     choices = dict(COMMON_ORDERBY if orderby is None else orderby)
     page = query_int(query.get("page", filters.get("page")), "page", 1)
     limit = parse_limit(filters.get("limit"), settings)
     offset = query_int(filters.get("offset"), "filter[offset]", 0)
-    order = (filters.get("order") or "DESC").strip().upper()
+    order = (filters.get("order") or ("ASC" if fixed_order else "DESC")).strip().upper()
     if order not in ("ASC", "DESC"):
         raise invalid_param("filter[order]", f"{filters.get('order')!r} is not ASC or DESC")
     sort_key = default_orderby

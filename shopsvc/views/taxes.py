@@ -8,7 +8,6 @@ then id; the class list is unpaginated, the built-in ``standard`` class first.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from pyramid.request import Request
@@ -94,10 +93,8 @@ def _class_id(request: Request, slug: str) -> int | None:
 
 
 def _list_params(request: Request) -> ListParams:
-    """The common list parameters; ``filter[order]``/``filter[orderby]`` do not apply here."""
-    filters = {k: v for k, v in request.filters.items() if k not in ("order", "orderby")}
-    params = parse_list_params(request.query, filters, request.shop, {"order": "order"}, "order")
-    return dataclasses.replace(params, descending=False, orderby="order")
+    """The common list parameters; rates are always listed by ``order``, then id."""
+    return parse_list_params(request.query, request.filters, request.shop, fixed_order="order")
 
 
 def _class_filter(request: Request) -> str | None:
