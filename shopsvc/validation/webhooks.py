@@ -13,10 +13,10 @@ import colander
 
 from shopsvc.domain.topics import Topic, parse_topic
 from shopsvc.domain.urls import is_http_url
+from shopsvc.domain.webhooks import STATUSES
 from shopsvc.errors import ApiError
 from shopsvc.validation.types import Text, deserialize, optional
 
-STATUSES = ("active", "paused", "disabled")
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 URL_MESSAGE = "Webhook delivery URL must be a valid URL starting with http:// or https://"
 

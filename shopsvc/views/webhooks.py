@@ -6,9 +6,6 @@ envelope, then id, existence and capability; read and delete — id, existence, 
 
 from __future__ import annotations
 
-import datetime as dt
-import secrets
-import string
 from typing import Any
 
 from pyramid.request import Request
@@ -18,6 +15,7 @@ from pyramid.view import view_config
 from shopsvc import rendering
 from shopsvc.delivery.outbound import ping
 from shopsvc.domain.topics import parse_topic
+from shopsvc.domain.webhooks import STATUSES, default_name, new_secret
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.listing import COMMON_ORDERBY, parse_list_params
 from shopsvc.resources import Webhook, WebhookDeliveries, WebhookDelivery, Webhooks, WebhooksCount
@@ -27,20 +25,10 @@ from shopsvc.validation import webhooks as validation
 from shopsvc.validation.types import require_object
 
 API_VERSION = "legacy_v3"
-SECRET_ALPHABET = string.ascii_letters + string.digits + "!@#$%^&*()-_ []{}<>~`+=,.;:/?|"
-LIST_STATUSES = ("active", "paused", "disabled", "all")
+LIST_STATUSES = (*STATUSES, "all")
 ORDERBY = {**COMMON_ORDERBY, "title": "name", "name": "name"}
 READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
-
-
-def default_name(now: dt.datetime) -> str:
-    """``Webhook created on Jan 17, 2015 @ 11:45 AM`` (UTC)."""
-    return f"Webhook created on {now:%b %d, %Y @ %I:%M %p}"
-
-
-def new_secret() -> str:
-    return "".join(secrets.choice(SECRET_ALPHABET) for _ in range(50))
 
 
 def webhook_record(row: dict[str, Any]) -> dict[str, Any]:
