@@ -45,30 +45,16 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     return create_engine(url, pool_pre_ping=True, **kwargs)
 
 
-def write_transaction(engine: Engine) -> Any:
-    """``engine.begin()`` for a short transaction that writes (SQLite takes the lock up front)."""
-    connection = engine.connect()
-    connection.info["write"] = True
-    return _ClosingBegin(connection)
-
-
-class _ClosingBegin:
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
-    def __enter__(self) -> Connection:
-        self.connection.begin()
-        return self.connection
-
-    def __exit__(self, exc_type: Any, *_: Any) -> None:
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """A short transaction that writes (on SQLite it takes the write lock up front)."""
+    with engine.connect() as connection:
+        connection.info["write"] = True
         try:
-            if exc_type is None:
-                self.connection.commit()
-            else:
-                self.connection.rollback()
+            with connection.begin():
+                yield connection
         finally:
-            self.connection.info.pop("write", None)
-            self.connection.close()
+            connection.info.pop("write", None)
 
 
 def _alembic_config(connection: Connection) -> AlembicConfig:
