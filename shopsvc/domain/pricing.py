@@ -23,10 +23,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from decimal import Decimal, InvalidOperation
 
 import nh3
 from babel.numbers import get_currency_symbol
+
+from shopsvc.domain.money import format_decimal, round_money
 
 __all__ = [
     "CURRENCY_POSITIONS",
@@ -45,7 +47,6 @@ __all__ = [
     "parse_sale_date",
     "price_html",
     "price_point",
-    "round_amount",
 ]
 
 #: The store's ``currency_position`` values (configuration.md).
@@ -119,18 +120,9 @@ class MoneyFormat:
         )
 
 
-def round_amount(amount: Decimal, decimals: int) -> Decimal:
-    """``amount`` at exactly ``decimals`` decimals, rounded half away from zero (decisions.md §2
-    "money ... rounded half up"); a result of zero is never negative."""
-    with localcontext() as ctx:
-        ctx.prec = 60
-        rounded = Decimal(amount).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-    return rounded.copy_abs() if rounded.is_zero() else rounded
-
-
 def _number(amount: Decimal, fmt: MoneyFormat) -> tuple[bool, str]:
     """(negative, the unsigned number with the store's separators)."""
-    rounded = round_amount(amount, fmt.decimals)
+    rounded = round_money(amount, fmt.decimals)
     negative = rounded < 0
     text = f"{rounded.copy_abs():f}"
     whole, _, fraction = text.partition(".")
@@ -183,14 +175,14 @@ def format_price_string(value: Decimal | None, decimals: int) -> str:
     """The ``price`` / ``regular_price`` output: fixed decimals, ``""`` when unset."""
     if value is None:
         return ""
-    return f"{round_amount(value, decimals):f}"
+    return format_decimal(value, decimals)
 
 
 def format_optional(value: Decimal | None, decimals: int) -> str | None:
     """Fixed decimals, or ``None`` (JSON null) when unset: ``sale_price``, ``weight``."""
     if value is None:
         return None
-    return f"{round_amount(value, decimals):f}"
+    return format_decimal(value, decimals)
 
 
 # --------------------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ from typing import Literal
 
 from slugify import slugify
 
+from shopsvc.domain.money import format_decimal, round_money
+
 __all__ = [
     "TAX_DECIMALS",
     "Address",
@@ -32,6 +34,7 @@ __all__ = [
     "calc_tax",
     "clean_locations",
     "clean_text",
+    "exclusive_taxes",
     "find_rates",
     "format_postcode",
     "format_rate",
@@ -204,12 +207,7 @@ def normalise_priority(value: object) -> int:
 
 def format_rate(value: Decimal) -> str:
     """A rate as stored and shown: 4 decimals (half up), ``.`` separator, no thousands separator."""
-    with localcontext() as ctx:
-        ctx.prec = 60
-        quantized = Decimal(value).quantize(Decimal("0.0001"), rounding=ROUND_HALF_UP)
-    if quantized.is_zero():
-        quantized = abs(quantized)  # never "-0.0000"
-    return f"{quantized:f}"
+    return format_decimal(value, 4)
 
 
 def tax_name(value: str | None) -> str:
@@ -440,14 +438,7 @@ def round_tax(amount: Decimal, prices_include_tax: bool) -> Decimal:
         return Decimal(amount).quantize(Decimal(1).scaleb(-TAX_DECIMALS), rounding=rounding)
 
 
-def round_money(amount: Decimal, decimals: int) -> Decimal:
-    """An amount for output at ``decimals`` decimals, rounded half away from zero."""
-    with localcontext() as ctx:
-        ctx.prec = 60
-        return Decimal(amount).quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
-
-
-def _exclusive_taxes(price: Decimal, rates: Sequence[TaxRate]) -> dict[int, Decimal]:
+def exclusive_taxes(price: Decimal, rates: Sequence[TaxRate]) -> dict[int, Decimal]:
     """Regular rates on the price; then each compound rate, in order, on the price plus every
     tax so far (earlier compound taxes included)."""
     taxes = {rate.id: Decimal(0) for rate in rates}
@@ -493,5 +484,5 @@ def calc_tax(
         if prices_include_tax:
             taxes = _inclusive_taxes(price, rates)
         else:
-            taxes = _exclusive_taxes(price, rates)
+            taxes = exclusive_taxes(price, rates)
     return {rate_id: round_tax(tax, prices_include_tax) for rate_id, tax in taxes.items()}

@@ -23,7 +23,6 @@ from shopsvc.domain.pricing import (
     parse_sale_date,
     price_html,
     price_point,
-    round_amount,
 )
 
 D = Decimal
@@ -63,23 +62,6 @@ def test_money_format_refuses_unknown_position(position: str) -> None:
 def test_money_format_refuses_negative_decimals() -> None:
     with pytest.raises(ValueError):
         MoneyFormat(decimals=-1)
-
-
-@pytest.mark.parametrize(
-    ("amount", "decimals", "expected"),
-    [
-        (D("1.005"), 2, D("1.01")),  # half up
-        (D("1.004"), 2, D("1.00")),
-        (D("-1.005"), 2, D("-1.01")),  # half away from zero
-        (D("2.5"), 0, D("3")),
-        (D("10"), 2, D("10.00")),
-        (D("-0.004"), 2, D("0.00")),  # never a negative zero
-    ],
-)
-def test_round_amount(amount: Decimal, decimals: int, expected: Decimal) -> None:
-    result = round_amount(amount, decimals)
-    assert result == expected
-    assert str(result) == str(expected)
 
 
 @pytest.mark.parametrize(

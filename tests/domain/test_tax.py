@@ -21,7 +21,6 @@ from shopsvc.domain.tax import (
     normalise_priority,
     normalise_state,
     postcode_candidates,
-    round_money,
     round_tax,
     shipping_rates,
     tax_name,
@@ -489,23 +488,6 @@ def test_calc_tax_inclusive(price: str, rates: list[TaxRate], expected: list) ->
 )
 def test_round_tax(amount: str, prices_include_tax: bool, expected: str) -> None:
     assert str(round_tax(Decimal(amount), prices_include_tax)) == expected
-
-
-@pytest.mark.parametrize(
-    ("amount", "decimals", "expected"),
-    [
-        ("2.675", 2, "2.68"),
-        ("-2.675", 2, "-2.68"),
-        ("1.005", 2, "1.01"),
-        ("1.0049999", 2, "1.00"),
-        ("10", 2, "10.00"),
-        ("0.5", 0, "1"),
-        ("-0.5", 0, "-1"),
-        ("1.2345675", 6, "1.234568"),
-    ],
-)
-def test_round_money(amount: str, decimals: int, expected: str) -> None:
-    assert str(round_money(Decimal(amount), decimals)) == expected
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,0 +1,23 @@
+"""The one timestamp format (design.md "Data"): stored in UTC, written ``YYYY-MM-DDTHH:MM:SSZ``.
+
+Pure: records, rendering and the CLI format here without a request.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+__all__ = ["EPOCH", "TIMESTAMP_FORMAT", "format_timestamp"]
+
+TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+EPOCH = "1970-01-01T00:00:00Z"
+
+
+def format_timestamp(value: dt.datetime | None) -> str:
+    """A stored UTC timestamp as ``2015-01-21T13:19:58Z`` (the epoch when unset); an aware
+    value is converted to UTC first, a naive one is taken as UTC."""
+    if value is None:
+        return EPOCH
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
+    return value.strftime(TIMESTAMP_FORMAT)
