@@ -20,6 +20,7 @@ tests_require = [
     "woocommerce==3.0.0",
     "oauthlib>=3.2,<4",
     "ruff>=0.6",
+    "hypothesis>=6.100,<7",
 ]
 
 setup(

@@ -34,8 +34,10 @@ from shopsvc.validation.types import (
     LooseBool,
     Raw,
     Text,
+    as_text,
     check_length,
     deserialize,
+    int_field,
     optional,
     parse_int,
     parse_loose_bool,
@@ -142,8 +144,12 @@ class Decimal_(colander.SchemaType):
             raise colander.Invalid(node, "must not be negative")
         if value >= MAX_AMOUNT:
             raise colander.Invalid(node, f"must be less than {MAX_AMOUNT:f}")
-        # the columns keep 6 decimals (PostgreSQL would round; SQLite stores text)
-        return value.quantize(AMOUNT_STEP, rounding=ROUND_HALF_UP).normalize() + 0
+        # the columns keep 6 decimals (PostgreSQL would round; SQLite stores text); rounding
+        # may carry into a 13th integer digit (999999999999.9999995), which no column holds
+        value = value.quantize(AMOUNT_STEP, rounding=ROUND_HALF_UP)
+        if value >= MAX_AMOUNT:
+            raise colander.Invalid(node, f"must be less than {MAX_AMOUNT:f}")
+        return value.normalize() + 0
 
 
 class SaleDate(colander.SchemaType):
@@ -181,18 +187,13 @@ class Limit(colander.SchemaType):
         return value
 
 
-class Quantity(colander.SchemaType):
+class Quantity(Int):
     """A 32-bit integer (``""`` counts as absent)."""
 
     def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
-        if cstruct is colander.null or cstruct is None:
-            return colander.null
         if isinstance(cstruct, str) and cstruct.strip() == "":
             return colander.null
-        value = Int().deserialize(node, cstruct)
-        if not MIN_INT <= value <= MAX_INT:
-            raise colander.Invalid(node, f"must be between {MIN_INT} and {MAX_INT}")
-        return value
+        return super().deserialize(node, cstruct)
 
 
 def _flat_schema(variation: bool) -> colander.SchemaNode:
@@ -244,10 +245,11 @@ def _present(data: dict[str, Any], key: str) -> bool:
 
 
 def _text(value: Any, field: str) -> str:
-    """A string field of a nested element (numbers are written as text)."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+    """A string field of a nested element (finite numbers are written as text)."""
+    text = as_text(value)
+    if text is None:
         raise invalid_param(field, "must be a string")
-    return value if isinstance(value, str) else str(value)
+    return text
 
 
 def _unstorable(text: str) -> bool:
@@ -320,10 +322,7 @@ def clean_image(value: Any, field: str, force_featured: bool = False) -> ImageIn
     item = require_object(value, field)
     image_id = 0
     if item.get("id") is not None and item.get("id") != "":
-        parsed = parse_int(item["id"])
-        if parsed is None:
-            raise invalid_param(f"{field}.id", "must be an integer")
-        image_id = max(parsed, 0)
+        image_id = max(int_field(item["id"], f"{field}.id"), 0)
     src = _text(item["src"], f"{field}.src").strip() if _present(item, "src") else ""
     featured = force_featured
     if not featured and "position" in item and item["position"] is not None:
@@ -342,8 +341,8 @@ def _options(value: Any, field: str) -> tuple[str, ...]:
     """Attribute ``options``: an array, or a ``|``-separated string; cleaned, empties dropped."""
     if isinstance(value, list):
         raw = [_text(item, f"{field}[{i}]") for i, item in enumerate(value) if item is not None]
-    elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        raw = str(value).split("|")
+    elif (text := as_text(value)) is not None:
+        raw = text.split("|")
     else:
         raise invalid_param(field, "must be an array or a |-separated string")
     cleaned = (catalog.plain_text(option) for option in raw)
@@ -371,10 +370,8 @@ def clean_attributes(value: Any, field: str) -> list[AttributeInput]:
             slug = catalog.clean_attribute_slug(_text(item["slug"], f"{name_field}.slug"))
         position = 0
         if _present(item, "position") and item["position"] != "":
-            parsed = parse_int(item["position"])
-            if parsed is None:
-                raise invalid_param(f"{name_field}.position", "must be an integer")
-            position = min(abs(parsed), MAX_INT)
+            # the absolute value (PHP's absint), which the INTEGER column must hold
+            position = abs(int_field(item["position"], f"{name_field}.position", -MAX_INT))
         options = None
         if _present(item, "options"):
             options = _options(item["options"], f"{name_field}.options")
@@ -591,10 +588,7 @@ def clean_variation(data: dict[str, Any], field: str) -> dict[str, Any]:
     clean = _common(given, data, field)
     variation_id = 0
     if _present(data, "id") and data["id"] != "":
-        parsed = parse_int(data["id"])
-        if parsed is None:
-            raise invalid_param(f"{field}.id", "must be an integer")
-        variation_id = parsed if 0 < parsed <= MAX_INT else 0
+        variation_id = max(int_field(data["id"], f"{field}.id"), 0)
     clean["id"] = variation_id
     clean["visible"] = None
     if _present(data, "visible"):

@@ -27,16 +27,21 @@ from shopsvc.domain.tax import (
 )
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.validation.types import (
+    BEYOND_ANY_COLUMN,
     MIN_INT,
     CodedInvalid,
     Int,
     Number,
     Text,
     Truthy,
+    as_text,
     check_int,
     check_text,
     deserialize,
+    is_finite,
+    is_number,
     optional,
+    parse_int,
 )
 
 STANDARD = "standard"
@@ -79,10 +84,14 @@ class Locations(colander.SchemaType):
     def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
         if cstruct is colander.null or cstruct is None:
             return colander.null
-        if isinstance(cstruct, (int, float)) and not isinstance(cstruct, bool):
-            cstruct = str(cstruct)
+        if is_number(cstruct):
+            cstruct = as_text(cstruct)  # None (refused below) when it overflowed to infinity
         if not isinstance(cstruct, (str, list)):
             raise colander.Invalid(node, "must be a ;-separated string or an array")
+        if isinstance(cstruct, list) and any(
+            is_number(item) and not is_finite(item) for item in cstruct
+        ):
+            raise colander.Invalid(node, "entries must be finite numbers or strings")
         codes = clean_locations(cstruct, self.kind)
         for code in codes:
             if len(code) > MAX_TEXT:
@@ -98,7 +107,8 @@ def _rate_schema() -> colander.SchemaNode:
     schema.add(optional(Text(), name="state"))
     schema.add(optional(Rate(), name="rate"))
     schema.add(optional(Text(), name="name"))
-    schema.add(optional(Int(), name="priority"))
+    # any integer: its absolute value (PHP's absint) is range-checked once normalised
+    schema.add(optional(Int(None, None), name="priority"))
     schema.add(optional(Truthy(), name="compound"))
     schema.add(optional(Truthy(), name="shipping"))
     schema.add(optional(Int(), name="order"))
@@ -144,6 +154,15 @@ def clean_rate(data: dict[str, Any]) -> dict[str, Any]:
         if field in given:
             clean[field] = given[field]
     return clean
+
+
+def bulk_rate_id(value: Any) -> int:
+    """A bulk element's ``id``: non-zero edits that rate, anything else (absent, 0, not an
+    integer) creates one (decisions.md §7). The caller range-checks a non-zero id; a number that
+    overflowed to infinity (``1e309``) is an id beyond every column, not a create."""
+    if is_number(value) and not is_finite(value):
+        return BEYOND_ANY_COLUMN
+    return parse_int(value) or 0
 
 
 RATE_DEFAULTS: dict[str, Any] = {

@@ -1,13 +1,16 @@
 """Colander types shared by every family, and the bridge from ``colander.Invalid`` to ``ApiError``.
 
 Input rules (decisions.md §2, §7): booleans accept ``true/false``, ``1/0``, ``"1"/"0"``,
-``"true"/"false"``, ``"yes"/"no"`` in any case; integers accept JSON numbers and digit strings; a
-JSON null in an optional field means absent. A value of the wrong type is a 400
-``shop_api_invalid_param`` naming the field, unless a node says which spec code to use.
+``"true"/"false"``, ``"yes"/"no"`` in any case; integers accept JSON numbers and digit strings,
+and one beyond what its column holds is refused whatever its number of digits; a number that
+overflowed to infinity is never accepted; a JSON null in an optional field means absent. A value
+of the wrong type or out of range is a 400 ``shop_api_invalid_param`` naming the field, unless a
+node says which spec code to use.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
@@ -23,6 +26,11 @@ INTEGER = re.compile(r"[+-]?[0-9]+")
 # The range of the INTEGER columns that hold client-given numbers.
 MAX_INT = 2**31 - 1
 MIN_INT = -(2**31)
+#: What :func:`parse_int` reads an integer of any larger magnitude as (with its sign): a number
+#: beyond every column, that is cheap to compare and to print, however many digits were sent.
+BEYOND_ANY_COLUMN = 2**63 - 1
+#: Integers of at most this many digits are read exactly (``BEYOND_ANY_COLUMN`` has 19).
+_EXACT_DIGITS = 18
 
 
 class CodedInvalid(colander.Invalid):
@@ -38,17 +46,42 @@ def _absent(cstruct: Any) -> bool:
     return cstruct is colander.null or cstruct is None
 
 
+def is_number(value: Any) -> bool:
+    """A JSON number as decoded: an int, a float or a ``Decimal`` (never a boolean)."""
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
+
+
+def is_finite(value: int | float | Decimal) -> bool:
+    """False for a number that overflowed to infinity (``1e309``) or is not a number."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, Decimal):
+        return value.is_finite()
+    return True
+
+
+def as_text(value: Any) -> str | None:
+    """A string as it is, a finite number written as text, else None (wrong type)."""
+    if isinstance(value, str):
+        return value
+    if is_number(value) and is_finite(value):
+        return str(value)
+    return None
+
+
 class Text(colander.SchemaType):
-    """A JSON string; numbers are accepted and written as text, anything else is refused."""
+    """A JSON string; finite numbers are accepted and written as text, anything else (``1e309``,
+    which overflows to infinity, too) is refused."""
 
     def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
         if _absent(cstruct):
             return colander.null
-        if isinstance(cstruct, bool) or not isinstance(cstruct, (str, int, float)):
+        text = as_text(cstruct)
+        if text is None:
             raise colander.Invalid(node, "must be a string")
-        if isinstance(cstruct, str) and "\x00" in cstruct:
+        if "\x00" in text:
             raise colander.Invalid(node, "must not contain NUL characters")
-        return cstruct if isinstance(cstruct, str) else str(cstruct)
+        return text
 
 
 def parse_loose_bool(value: Any) -> bool | None:
@@ -96,20 +129,67 @@ class Truthy(colander.SchemaType):
         return truthy(cstruct)
 
 
+def _bounded(value: int) -> int:
+    """``value``, or ``±BEYOND_ANY_COLUMN`` when its magnitude is even larger."""
+    if value > BEYOND_ANY_COLUMN:
+        return BEYOND_ANY_COLUMN
+    if value < -BEYOND_ANY_COLUMN:
+        return -BEYOND_ANY_COLUMN
+    return value
+
+
 def parse_int(value: Any) -> int | None:
+    """An integer from a JSON number with no fraction (also a ``Decimal``) or a digit string
+    (``" -12 "``); None for anything else.
+
+    The magnitude is capped at ``BEYOND_ANY_COLUMN`` (beyond every column, so a range check
+    refuses it): a digit string of thousands of digits is never converted (Python refuses
+    more than 4300), ``1e308`` and ``Decimal("1E+999999999")`` never become huge ints.
+    """
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
+        return _bounded(value)
+    if isinstance(value, float):
+        return _bounded(int(value)) if value.is_integer() else None  # inf and nan: None
+    if isinstance(value, Decimal):
+        if not value.is_finite() or value != value.to_integral_value():
+            return None
+        if value.adjusted() >= _EXACT_DIGITS:
+            return BEYOND_ANY_COLUMN if value > 0 else -BEYOND_ANY_COLUMN
         return int(value)
-    if isinstance(value, str) and INTEGER.fullmatch(value.strip()):
-        return int(value.strip())
+    if isinstance(value, str):
+        text = value.strip()
+        if not INTEGER.fullmatch(text):
+            return None
+        negative = text.startswith("-")
+        digits = text.lstrip("+-").lstrip("0")
+        if len(digits) > _EXACT_DIGITS:
+            return -BEYOND_ANY_COLUMN if negative else BEYOND_ANY_COLUMN
+        return -int(digits or "0") if negative else int(digits or "0")
     return None
 
 
+def range_problem(value: int, low: int | None, high: int | None) -> str | None:
+    """What is wrong with ``value`` for the range ``low``..``high`` (None: unbounded), or
+    None when it is in range."""
+    if (low is None or value >= low) and (high is None or value <= high):
+        return None
+    if low is None:
+        return f"must be at most {high}"
+    if high is None:
+        return f"must be at least {low}"
+    return f"must be between {low} and {high}"
+
+
 class Int(colander.SchemaType):
-    """A JSON integer or a digit string (``"12"``)."""
+    """A JSON integer or a digit string (``"12"``) within ``low``..``high``: by default what
+    an INTEGER column holds, whatever the number of digits sent (``None``: unbounded, for a
+    value that a rule normalises before its own range check)."""
+
+    def __init__(self, low: int | None = MIN_INT, high: int | None = MAX_INT) -> None:
+        self.low = low
+        self.high = high
 
     def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
         if _absent(cstruct):
@@ -117,6 +197,9 @@ class Int(colander.SchemaType):
         value = parse_int(cstruct)
         if value is None:
             raise colander.Invalid(node, "must be an integer")
+        problem = range_problem(value, self.low, self.high)
+        if problem is not None:
+            raise colander.Invalid(node, problem)
         return value
 
 
@@ -126,7 +209,7 @@ class Number(colander.SchemaType):
     def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
         if _absent(cstruct):
             return colander.null
-        if isinstance(cstruct, bool) or not isinstance(cstruct, (str, int, float)):
+        if isinstance(cstruct, bool) or not isinstance(cstruct, (str, int, float, Decimal)):
             raise colander.Invalid(node, "must be a number")
         try:
             value = Decimal(str(cstruct).strip())
@@ -179,9 +262,19 @@ def check_text(value: str, field: str, limit: int | None = None) -> str:
 
 def check_int(value: int, field: str, low: int = MIN_INT, high: int = MAX_INT) -> int:
     """``value`` unless it falls outside ``low``..``high`` (by default the INTEGER columns)."""
-    if not low <= value <= high:
-        raise invalid_param(field, f"must be between {low} and {high}")
+    problem = range_problem(value, low, high)
+    if problem is not None:
+        raise invalid_param(field, problem)
     return value
+
+
+def int_field(value: Any, field: str, low: int = MIN_INT, high: int = MAX_INT) -> int:
+    """An integer of a nested element (``images[0].id``) read like :class:`Int`: 400
+    ``shop_api_invalid_param`` naming ``field`` when it is not an integer or out of range."""
+    parsed = parse_int(value)
+    if parsed is None:
+        raise invalid_param(field, "must be an integer")
+    return check_int(parsed, field, low, high)
 
 
 def _first_error(exc: colander.Invalid, path: str) -> tuple[colander.Invalid, str]:
