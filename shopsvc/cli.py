@@ -1,24 +1,39 @@
 """The ``shopsvc`` command: ``shopsvc CONFIG_URI COMMAND [options]`` (decisions.md §1).
 
-Every command that creates something prints the record as one line of JSON on stdout; bad
-arguments (an unknown user or role, say) print a message on stderr and exit with status 2.
+Every command that creates something prints the record as one line of JSON on stdout (``list-keys``
+one line per key); bad arguments (an unknown user or role, say), an unreadable ini, a bad setting
+or an unreachable database print one line on stderr and exit with status 2, without a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import configparser
+import datetime as dt
 import json
+import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from alembic.util import CommandError
+from plaster.exceptions import PlasterError
 from pyramid.paster import get_appsettings, setup_logging
-from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Engine, make_url
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+)
 
+from shopsvc import first_key_hint
 from shopsvc.db import current_revision, head_revision, make_engine, migrate
+from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.security import PERMISSIONS, ROLES, issue_key
-from shopsvc.settings import Settings, load_settings
+from shopsvc.settings import Settings, SettingsError, env_name, load_settings
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql import reviews as reviews_sql
@@ -29,11 +44,30 @@ class UsageError(Exception):
     """A command's arguments cannot be carried out (exit status 2)."""
 
 
-def cmd_migrate(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
-    return {"revision": migrate(engine)}
+class SetupError(Exception):
+    """The ini, a setting or the database cannot be used (exit status 2)."""
 
 
-def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+Record = dict[str, Any]
+
+
+def _timestamp(value: dt.datetime | None) -> str | None:
+    return format_timestamp(value) if value is not None else None
+
+
+def _one_line(message: object) -> str:
+    return " ".join(str(message).split())
+
+
+def cmd_migrate(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    revision = migrate(engine)
+    with engine.connect() as conn:
+        if not auth_sql.key_count(conn):
+            print(first_key_hint(args.config_uri), file=sys.stderr)
+    return {"revision": revision}
+
+
+def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
     if not args.login.strip():
         raise UsageError("--login must not be empty")
     if "@" not in args.email:
@@ -47,9 +81,15 @@ def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace
     }
     try:
         with engine.begin() as conn:
+            if auth_sql.user_by_login(conn, values["login"]) is not None:
+                raise UsageError(f"a user with login {values['login']!r} already exists")
+            if auth_sql.user_by_email(conn, values["email"]) is not None:
+                raise UsageError(f"a user with email {values['email']!r} already exists")
             user = auth_sql.create_user(conn, values, utc_now())
-    except IntegrityError:
-        raise UsageError(f"a user with login {args.login!r} already exists") from None
+    except IntegrityError:  # created meanwhile by another process
+        raise UsageError(
+            f"a user with login {values['login']!r} or email {values['email']!r} already exists"
+        ) from None
     return {
         "id": user["id"],
         "login": user["login"],
@@ -60,7 +100,7 @@ def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace
     }
 
 
-def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
     with engine.begin() as conn:
         user = auth_sql.user_by_login(conn, args.user)
         if user is None:
@@ -76,7 +116,39 @@ def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace)
     }
 
 
-def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace) -> dict[str, Any]:
+def cmd_list_keys(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
+    """Every key (or one user's), oldest first; never the secret nor the key itself."""
+    with engine.connect() as conn:
+        user_id = None
+        if args.user is not None:
+            user = auth_sql.user_by_login(conn, args.user)
+            if user is None:
+                raise UsageError(f"no user with login {args.user!r}")
+            user_id = user["id"]
+        keys = auth_sql.list_keys(conn, user_id)
+    return [
+        {
+            "key_id": key["key_id"],
+            "user_id": key["user_id"],
+            "login": key["login"],
+            "description": key["description"],
+            "permissions": key["permissions"],
+            "truncated_key": key["truncated_key"],
+            "last_access": _timestamp(key["last_access"]),
+            "created_at": _timestamp(key["created_at"]),
+        }
+        for key in keys
+    ]
+
+
+def cmd_revoke_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    with engine.begin() as conn:
+        if not auth_sql.delete_key(conn, args.key_id):
+            raise UsageError(f"no key with id {args.key_id}")
+    return {"key_id": args.key_id, "revoked": True}
+
+
+def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
     """Add a review to a product (approved unless ``--pending``); prints the review record."""
     rating = args.rating.strip()
     if not (rating.isascii() and rating.isdigit() and 1 <= int(rating) <= 5):
@@ -101,12 +173,12 @@ def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace)
             "verified": args.verified,
             "approved": not args.pending,
         }
-        review = reviews_sql.get(conn, reviews_sql.create(conn, values, now))
+        review = reviews_sql.get(conn, reviews_sql.insert(conn, values, now))
     assert review is not None
     return {
         "id": review["id"],
         "product_id": review["product_id"],
-        "created_at": review["created_at"].strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "created_at": _timestamp(review["created_at"]),
         "review": review["review"],
         "rating": str(review["rating"]),
         "reviewer_name": review["reviewer_name"],
@@ -127,7 +199,7 @@ def _require_schema(engine: Engine, config_uri: str) -> None:
         )
 
 
-Command = Callable[[Engine, Settings, argparse.Namespace], dict[str, Any]]
+Command = Callable[[Engine, Settings, argparse.Namespace], Record | list[Record]]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -157,6 +229,16 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--description", default="")
     sub.set_defaults(run=cmd_create_key)
 
+    sub = commands.add_parser(
+        "list-keys", help="list the consumer keys, one JSON line each (never their secrets)"
+    )
+    sub.add_argument("--user", help="only this user's keys (the user's login)")
+    sub.set_defaults(run=cmd_list_keys)
+
+    sub = commands.add_parser("revoke-key", help="delete a consumer key")
+    sub.add_argument("--key-id", required=True, type=int, help="the key_id of list-keys")
+    sub.set_defaults(run=cmd_revoke_key)
+
     sub = commands.add_parser("add-review", help="add a review to a product")
     sub.add_argument("--product", required=True, type=int, help="the product's id")
     sub.add_argument("--rating", required=True, help="1 to 5")
@@ -169,17 +251,76 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _read_ini(config_uri: str) -> tuple[dict[str, str], str | None]:
+    """The ``[app:main]`` settings and the ini's folder, after setting up the ini's logging
+    (Alembic's INFO lines silenced: a command prints its result, not the migration steps)."""
+    try:
+        setup_logging(config_uri)
+        settings = get_appsettings(config_uri)
+    except KeyError as exc:  # logging.config.fileConfig: a missing section or key
+        raise SetupError(f"cannot read {config_uri}: missing {exc.args[0]!r}") from None
+    except (
+        OSError,
+        LookupError,
+        ValueError,
+        ImportError,
+        configparser.Error,
+        PlasterError,
+    ) as exc:
+        raise SetupError(f"cannot read {config_uri}: {_one_line(exc)}") from None
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    return dict(settings), getattr(settings, "global_conf", {}).get("here")
+
+
+def _load_settings(app_settings: dict[str, str], here: str | None) -> Settings:
+    try:
+        return load_settings(app_settings, here=here)
+    except SettingsError as exc:
+        message = _one_line(exc)
+        variable = env_name(message.partition(":")[0])
+        origin = f" (from the environment variable {variable})" if variable in os.environ else ""
+        raise SetupError(f"bad setting: {message}{origin}") from None
+
+
+def _shown_url(url: str) -> str:
+    """The database URL without its password, for a message."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(unparseable)"
+
+
+def _open_database(settings: Settings) -> Engine:
+    """An engine whose database answers (one connection is tried now)."""
+    url = settings.database_url
+    if not url:
+        raise SetupError("no database: set sqlalchemy.url in the ini or SHOPSVC_DATABASE_URL")
+    try:
+        engine = make_engine(url, lock_timeout=settings.db_lock_timeout)
+    except (ArgumentError, ImportError) as exc:
+        raise SetupError(
+            f"cannot use the database URL {_shown_url(url)}: {_one_line(exc)}"
+        ) from None
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as exc:
+        engine.dispose()
+        raise SetupError(
+            f"cannot connect to the database {_shown_url(url)}: {_one_line(exc.orig)}"
+        ) from None
+    return engine
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        setup_logging(args.config_uri)
-        app_settings = get_appsettings(args.config_uri)
-    except (FileNotFoundError, LookupError, ValueError) as exc:
-        print(f"shopsvc: cannot read {args.config_uri}: {exc}", file=sys.stderr)
+        settings = _load_settings(*_read_ini(args.config_uri))
+        engine = _open_database(settings)
+    except SetupError as exc:
+        print(f"shopsvc: {exc}", file=sys.stderr)
         return 2
-    settings = load_settings(app_settings, here=app_settings.get("here"))
-    engine = make_engine(settings.database_url)
     try:
         if args.command != "migrate":
             if settings.auto_migrate:
@@ -190,9 +331,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"shopsvc {args.command}: {exc}", file=sys.stderr)
         return 2
+    except CommandError as exc:  # a migration that cannot run
+        print(f"shopsvc {args.command}: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except (OperationalError, InterfaceError) as exc:  # the database went away, a lock wait
+        print(f"shopsvc {args.command}: database error: {_one_line(exc.orig)}", file=sys.stderr)
+        return 2
     finally:
         engine.dispose()
-    print(json.dumps(result, ensure_ascii=False))
+    for record in result if isinstance(result, list) else [result]:
+        print(json.dumps(record, ensure_ascii=False))
     return 0
 
 

@@ -80,12 +80,16 @@ class Settings:
     max_page_size: int = 1000
     bulk_limit: int = 100
     allow_basic_over_http: bool = False
-    oauth_allow_raw_slash: bool = False
+    # The Python ``woocommerce`` client signs a ``/`` in a query value unescaped: accepted by
+    # default so that it works out of the box; false restores the original's strictness.
+    oauth_allow_raw_slash: bool = True
     allow_private_targets: bool = False
     media_dir: str = "media"
     media_url: str = "/media"
     max_image_bytes: int = 10 * 1024 * 1024
     auto_migrate: bool = False
+    db_lock_timeout: float = 5.0
+    max_body_bytes: int = 10 * 1024 * 1024
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     webhooks_timeout: int = 60
     webhooks_max_attempts: int = 5
@@ -144,6 +148,8 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.media_url": ("media_url", "str"),
     "shopsvc.max_image_bytes": ("max_image_bytes", "int"),
     "shopsvc.auto_migrate": ("auto_migrate", "bool"),
+    "shopsvc.db_lock_timeout": ("db_lock_timeout", "float"),
+    "shopsvc.max_body_bytes": ("max_body_bytes", "int"),
     "shopsvc.trusted_proxies": ("trusted_proxies", "networks"),
     "shopsvc.webhooks.timeout": ("webhooks_timeout", "int"),
     "shopsvc.webhooks.max_attempts": ("webhooks_max_attempts", "int"),
@@ -197,6 +203,14 @@ def _convert(key: str, kind: str, raw: str) -> object:
             return int(str(raw).strip())
         except ValueError:
             raise SettingsError(f"{key}: {raw!r} is not an integer") from None
+    if kind == "float":
+        try:
+            number = float(str(raw).strip())
+        except ValueError:
+            raise SettingsError(f"{key}: {raw!r} is not a number") from None
+        if not number >= 0 or number == float("inf"):
+            raise SettingsError(f"{key}: {raw!r} is not a non-negative number")
+        return number
     return _networks(raw)
 
 
@@ -222,6 +236,8 @@ def load_settings(
     media_url = "/" + result.media_url.strip("/")
     if result.page_size < 1 or result.max_page_size < 1 or result.bulk_limit < 1:
         raise SettingsError("page_size, max_page_size and bulk_limit must be positive")
+    if result.max_body_bytes < 1:
+        raise SettingsError("shopsvc.max_body_bytes must be positive")
     return dataclasses.replace(
         result,
         database_url=database_url(result.database_url),

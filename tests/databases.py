@@ -38,7 +38,7 @@ def user_with_key(
     now = utc_now()
     with engine.begin() as conn:
         user = auth_sql.create_user(
-            conn, {"login": login, "email": "user@example.com", "role": role}, now
+            conn, {"login": login, "email": f"{login}@example.com", "role": role}, now
         )
         key = issue_key(user["id"], permissions)
         key_id = auth_sql.create_key(conn, key.row, now)

@@ -8,10 +8,11 @@ import pathlib
 from collections.abc import Callable
 
 import pytest
-from conftest import ROOT, Credentials, authorised
+from paste.deploy.loadwsgi import SERVER, loadcontext
 from webtest import TestApp
 
 from shopsvc.settings import Settings, SettingsError, env_name, load_settings
+from tests.helpers.api import ROOT, Credentials, authorised
 
 INI = {"sqlalchemy.url": "sqlite:///ini.sqlite"}
 
@@ -30,6 +31,7 @@ def test_built_in_defaults_are_the_production_values() -> None:
     assert shop.max_page_size == 1000
     assert shop.bulk_limit == 100
     assert shop.allow_basic_over_http is False
+    assert shop.oauth_allow_raw_slash is True  # the woocommerce client works out of the box
     assert shop.allow_private_targets is False
     assert shop.auto_migrate is False
     assert shop.trusted_proxies == ()
@@ -77,6 +79,12 @@ def test_ini_values() -> None:
     )
     assert shop.thousand_separator == " "
     assert shop.extra["shopsvc.help_url"] == "https://docs.example/"
+
+
+def test_oauth_allow_raw_slash_can_restore_the_strict_check() -> None:
+    assert load({"shopsvc.auth.oauth_allow_raw_slash": "false"}).oauth_allow_raw_slash is False
+    strict = load(SHOPSVC_AUTH_OAUTH_ALLOW_RAW_SLASH="no")
+    assert strict.oauth_allow_raw_slash is False
 
 
 def test_environment_names() -> None:
@@ -228,3 +236,16 @@ def test_media_dir_defaults_to_media_next_to_the_ini(tmp_path: pathlib.Path) -> 
     assert given.media_dir == "/srv/media"
     from_env = load_settings({}, {"SHOPSVC_MEDIA_DIR": "/srv/env"}, here=str(tmp_path))
     assert from_env.media_dir == "/srv/env"
+
+
+@pytest.mark.parametrize("ini", ["development.ini", "production.ini"])
+@pytest.mark.parametrize(("variables", "port"), [({}, "6543"), ({"http_port": "6544"}, "6544")])
+def test_the_server_port_comes_from_http_port(
+    ini: str, variables: dict[str, str], port: str
+) -> None:
+    # What `pserve INI [http_port=N]` hands to waitress: PasteDeploy's global variables override
+    # the ini's [DEFAULT] only through `get port = http_port` (not through %(http_port)s).
+    path = pathlib.Path(__file__).resolve().parent.parent / ini
+    server = loadcontext(SERVER, f"config:{path}", global_conf=variables)
+    assert server.local_conf["port"] == port
+    assert server.local_conf["host"] in ("127.0.0.1", "0.0.0.0")

@@ -9,7 +9,8 @@ Where the rules come from (decisions.md wins over the reference where they diffe
   §17 (term orders);
 * ``/work/shared/spec/decisions.md`` §5 (attribute types ``select``, ``text``; slugs of 28
   characters or more refused) and §7 "Products" (writable statuses; plain-text descriptions
-  HTML-escaped in ``<p>`` paragraphs, HTML descriptions through ``nh3``), "Uniqueness"
+  stripped of their tags, then HTML-escaped in ``<p>`` paragraphs; HTML descriptions through
+  ``nh3``), "Uniqueness"
   (generated slugs get ``-2``, ``-3``, …).
 
 Everything here is pure: no I/O, no database.
@@ -53,6 +54,7 @@ __all__ = [
     "purchaseable",
     "render_description",
     "slugify_name",
+    "strip_tags",
     "unique_slug",
     "variation_visible",
     "visible",
@@ -192,14 +194,17 @@ def render_description(text: str, html: bool = False) -> str:
     its default allowlist (``<script>`` and its content, event handlers and ``javascript:``
     links go).
 
-    Plain text: line endings normalised; each paragraph (separated by one or more blank lines)
-    is trimmed, HTML-escaped (``&``, ``<``, ``>``) and wrapped in ``<p>…</p>``; a single newline
-    inside a paragraph becomes ``<br />`` followed by the newline (as WordPress' autop does);
-    paragraphs are joined with ``"\\n"``. Empty or blank text → ``""``.
+    Plain text: first cleaned as the original cleans text (:func:`strip_tags`: tags and comments
+    removed, ``<script>``/``<style>`` with their content, entities decoded), so
+    ``<b>Bold</b> move`` is ``Bold move``. Then line endings are normalised; each paragraph
+    (separated by one or more blank lines) is trimmed, HTML-escaped (``&``, ``<``, ``>``) and
+    wrapped in ``<p>…</p>``; a single newline inside a paragraph becomes ``<br />`` followed by
+    the newline (as WordPress' autop does); paragraphs are joined with ``"\\n"``. Empty or
+    blank text → ``""``.
     """
     if html:
         return nh3.clean(text) if text else ""
-    normalised = text.replace("\r\n", "\n").replace("\r", "\n")
+    normalised = strip_tags(text.replace("\r\n", "\n").replace("\r", "\n"))
     paragraphs = []
     for block in _BLANK_LINE.split(normalised):
         lines = [line.rstrip() for line in block.strip().split("\n")]
@@ -210,15 +215,22 @@ def render_description(text: str, html: bool = False) -> str:
     return "\n".join(paragraphs)
 
 
+def strip_tags(value: str) -> str:
+    """The text of ``value`` read as HTML: tags and comments removed (``<script>`` and
+    ``<style>`` with their content), entities decoded; whitespace is kept as it is. Done by
+    ``nh3`` with no tag allowed, not by a regular expression."""
+    if "<" not in value and "&" not in value:
+        return value
+    return unescape(nh3.clean(value, tags=set()))
+
+
 def plain_text(value: str) -> str:
     """A title or other plain-text field: tags stripped (``<script>``/``<style>`` with their
     content; comments too), entities decoded, whitespace runs (newlines included) collapsed to
     one space, trimmed."""
     if not value:
         return ""
-    stripped = nh3.clean(value, tags=set()) if "<" in value or "&" in value else value
-    text = unescape(stripped) if "&" in stripped else stripped
-    return _WHITESPACE.sub(" ", text).strip()
+    return _WHITESPACE.sub(" ", strip_tags(value)).strip()
 
 
 # --------------------------------------------------------------------------------------------

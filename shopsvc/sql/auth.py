@@ -35,10 +35,15 @@ def find_key(conn: Connection, key_hash: str) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
+def needs_touch(last_access: dt.datetime | None, now: dt.datetime) -> bool:
+    """True when ``last_access`` is unset or older than its resolution."""
+    return last_access is None or now - last_access >= LAST_ACCESS_RESOLUTION
+
+
 def touch_key(
     conn: Connection, key_id: int, last_access: dt.datetime | None, now: dt.datetime
 ) -> None:
-    if last_access is None or now - last_access >= LAST_ACCESS_RESOLUTION:
+    if needs_touch(last_access, now):
         conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(last_access=now))
 
 
@@ -69,8 +74,15 @@ def user_by_login(conn: Connection, login: str) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
+def user_by_email(conn: Connection, email: str) -> dict[str, Any] | None:
+    """The user with this email address, compared case-insensitively."""
+    query = select(users).where(func.lower(users.c.email) == email.lower())
+    row = conn.execute(query).mappings().first()
+    return dict(row) if row else None
+
+
 def create_user(conn: Connection, values: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
-    """Insert a user; raises IntegrityError when the login is taken."""
+    """Insert a user; raises IntegrityError when the login or the email is taken."""
     row = (
         conn.execute(
             insert(users).values(**values, created_at=now, updated_at=now).returning(users)
@@ -90,3 +102,32 @@ def create_key(conn: Connection, values: dict[str, Any], now: dt.datetime) -> in
 
 def key_count(conn: Connection) -> int:
     return int(conn.execute(select(func.count()).select_from(api_keys)).scalar_one())
+
+
+def list_keys(conn: Connection, user_id: int | None = None) -> list[dict[str, Any]]:
+    """Every consumer key (or one user's), oldest first, with its user's login: ``key_id``,
+    ``user_id``, ``login``, ``description``, ``permissions``, ``truncated_key``, ``last_access``,
+    ``created_at``. Neither the secret nor the key's hash is read."""
+    query = (
+        select(
+            api_keys.c.id.label("key_id"),
+            api_keys.c.user_id,
+            users.c.login,
+            api_keys.c.description,
+            api_keys.c.permissions,
+            api_keys.c.truncated_key,
+            api_keys.c.last_access,
+            api_keys.c.created_at,
+        )
+        .select_from(api_keys.outerjoin(users, users.c.id == api_keys.c.user_id))
+        .order_by(api_keys.c.id)
+    )
+    if user_id is not None:
+        query = query.where(api_keys.c.user_id == user_id)
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def delete_key(conn: Connection, key_id: int) -> bool:
+    """Delete a consumer key (its nonces go with it); False when there is no such key."""
+    result = conn.execute(delete(api_keys).where(api_keys.c.id == key_id))
+    return bool(result.rowcount)

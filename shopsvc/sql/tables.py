@@ -99,6 +99,8 @@ users = Table(
     *_timestamps(),
     sqlite_autoincrement=True,
 )
+# One user per email address, case-insensitively (migration 0003).
+Index("uq_users_email", func.lower(users.c.email), unique=True)
 
 api_keys = Table(
     "api_keys",

@@ -258,12 +258,17 @@ def test_purchaseable(
             "5 < 6 & 7 > 3",
             "<p>5 &lt; 6 &amp; 7 &gt; 3</p>",
         ),
-        (
-            "<script>alert('x')</script>",
-            "<p>&lt;script&gt;alert('x')&lt;/script&gt;</p>",
-        ),
+        # tags are stripped first (the original's text cleaning), then the rest is escaped
+        ("<b>Bold</b> move", "<p>Bold move</p>"),
+        ("<script>alert('x')</script>", ""),  # script and style go with their content
+        ("<style>p{}</style>Styled", "<p>Styled</p>"),
+        ("<p>One</p>\n\n<p>Two <em>2</em></p>", "<p>One</p>\n<p>Two 2</p>"),
+        ("Line <br>1\n<i>Line</i> 2", "<p>Line 1<br />\nLine 2</p>"),
+        ("a <!-- note --> b", "<p>a  b</p>"),
+        ("&lt;b&gt;kept&lt;/b&gt;", "<p>&lt;b&gt;kept&lt;/b&gt;</p>"),  # escaped tags are text
         ('Say "hi"', '<p>Say "hi"</p>'),
-        ("&amp;", "<p>&amp;amp;</p>"),  # plain text is text: entities are not decoded
+        ("&amp;", "<p>&amp;</p>"),  # entities are decoded once, then escaped again
+        ("Fish &amp; chips &nbsp;", "<p>Fish &amp; chips</p>"),
         ("Ünïcödé — ok", "<p>Ünïcödé — ok</p>"),
     ],
 )
