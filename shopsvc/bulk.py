@@ -35,8 +35,12 @@ def run_bulk(
     plural: str,
     handle: Callable[[Element], dict[str, Any]],
     on_error: Callable[[Any, ApiError], dict[str, Any]] = error_item,
+    before: Callable[[list[Any]], None] | None = None,
 ) -> Response:
-    """Run ``handle`` on every element of the ``plural`` envelope; ``{plural: [...]}``, 200."""
+    """Run ``handle`` on every element of the ``plural`` envelope; ``{plural: [...]}``, 200.
+
+    ``before`` sees the elements once the size is checked, before the first one runs (product
+    writes download their images there, outside the transaction)."""
     items = request.envelope(
         plural,
         f"shop_api_missing_{plural}_data",
@@ -50,6 +54,8 @@ def run_bulk(
             f"Unable to accept more than {limit} items for this request.",
             413,
         )
+    if before is not None:
+        before(items)
     results: list[dict[str, Any]] = []
     for element in items:
         try:

@@ -20,11 +20,17 @@ log = logging.getLogger(__name__)
 MIGRATIONS = str(pathlib.Path(__file__).parent / "migrations")
 
 
-def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for ``url``; SQLite gets foreign keys, WAL and a busy timeout."""
+def make_engine(url: str, lock_timeout: float = 5.0, **kwargs: Any) -> Engine:
+    """An engine for ``url``; SQLite gets foreign keys, WAL and a busy timeout.
+
+    ``lock_timeout`` (seconds, ``shopsvc.db_lock_timeout``) bounds every wait for a lock: SQLite's
+    busy timeout, PostgreSQL's ``lock_timeout``. A wait that runs out raises an error that
+    ``shopsvc.errors.is_busy`` recognises (the API answers 503 ``shop_api_busy``)."""
     if url.startswith("sqlite"):
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, **kwargs
+            url,
+            connect_args={"check_same_thread": False, "timeout": lock_timeout},
+            **kwargs,
         )
 
         @event.listens_for(engine, "connect")
@@ -42,7 +48,8 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.info.get("write") else "BEGIN")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, **kwargs)
+    options = f"-c lock_timeout={max(1, round(lock_timeout * 1000))}"
+    return create_engine(url, pool_pre_ping=True, connect_args={"options": options}, **kwargs)
 
 
 @contextmanager
@@ -128,6 +135,13 @@ def savepoint(request: Request) -> Iterator[None]:
 
 
 def includeme(config: Configurator) -> None:
+    """The engine (``registry.engine``, from ``registry.shop``, the parsed settings), the schema
+    migrated first when ``shopsvc.auto_migrate`` is on, and the request's connection."""
+    shop = config.registry.shop
+    engine = make_engine(shop.database_url, lock_timeout=shop.db_lock_timeout)
+    config.registry.engine = engine
+    if shop.auto_migrate:
+        migrate(engine)
     config.add_request_method(_request_db, "db", reify=True)
     config.add_request_method(_after_commit, "after_commit")
     config.add_request_method(_on_rollback, "on_rollback")

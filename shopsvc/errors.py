@@ -1,18 +1,12 @@
-"""The one error type of the API and the exception views that render it.
-
-Every failure a client can see is an ``ApiError(code, message, status)`` rendered as
-``{"errors": [{"code": ..., "message": ...}]}`` (decisions.md §2).
+"""The one error type of the API: every failure a client can see is an
+``ApiError(code, message, status)``, rendered by ``shopsvc.views.errors`` as
+``{"errors": [{"code": ..., "message": ...}]}`` (decisions.md §2). Pure: records, writers and
+the domain raise these without knowing about HTTP.
 """
 
 from __future__ import annotations
 
-import logging
-
-from pyramid.request import Request
-from pyramid.response import Response
-from pyramid.view import exception_view_config, notfound_view_config
-
-log = logging.getLogger(__name__)
+import sqlite3
 
 BASIC_REALM = (
     'Basic realm="Shop API. Use a consumer key in the username field and a consumer secret '
@@ -51,26 +45,24 @@ def no_route() -> ApiError:
     )
 
 
-def error_response(request: Request, error: ApiError) -> Response:
-    response = request.render_json({"errors": [error.as_item()]}, status=error.status)
-    response.headers.update(error.headers)
-    return response
+#: PostgreSQL's lock_not_available, deadlock_detected and serialization_failure: the work was
+#: refused because of other transactions, and the same request may succeed when tried again.
+BUSY_SQLSTATES = frozenset({"55P03", "40P01", "40001"})
 
 
-@exception_view_config(ApiError)
-def api_error_view(exc: ApiError, request: Request) -> Response:
-    return error_response(request, exc)
+def is_busy(exc: BaseException) -> bool:
+    """True for a database error that means "a lock could not be had in time"."""
+    original = getattr(exc, "orig", exc)
+    if isinstance(original, sqlite3.OperationalError):
+        text = str(original).lower()
+        return "locked" in text or "busy" in text
+    return getattr(original, "sqlstate", None) in BUSY_SQLSTATES
 
 
-@notfound_view_config()
-def not_found_view(request: Request) -> Response:
-    # Pyramid raises HTTPNotFound for an unknown path and for a known path with a method that
-    # has no view (predicate mismatch): the legacy API has no 405, both are "no route".
-    return error_response(request, no_route())
-
-
-@exception_view_config(Exception)
-def internal_error_view(exc: Exception, request: Request) -> Response:
-    log.exception("unhandled error on %s %s", request.method, request.path)
-    error = ApiError("shop_api_internal_error", "An internal error occurred.", 500)
-    return error_response(request, error)
+def busy() -> ApiError:
+    return ApiError(
+        "shop_api_busy",
+        "The database is busy with other requests; try again in a moment.",
+        503,
+        {"Retry-After": "1"},
+    )

@@ -15,6 +15,9 @@ from shopsvc.errors import invalid_param
 from shopsvc.settings import Settings
 
 LEADING_DIGITS = re.compile(r"\s*([0-9]+)")
+#: The largest query integer (``page``, ``filter[offset]``, ids): what an INTEGER column holds.
+MAX_QUERY_INT = 2**31 - 1
+_MAX_DIGITS = len(str(MAX_QUERY_INT))
 NO_LIMIT = re.compile(r"\s*-1(?![0-9])")
 UNENCODED_PLUS = re.compile(
     r"([T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?) ([0-9]{2}:?[0-9]{2})$"
@@ -45,14 +48,28 @@ class ListParams:
     q: str = ""
 
 
-def query_int(value: str | None, name: str, default: int) -> int:
-    """A query integer by its leading digits (``"100?"`` → 100); empty or 0 → ``default``."""
+def _bounded_int(digits: str, name: str, ceiling: int | None) -> int:
+    """``digits`` as an int no larger than ``MAX_QUERY_INT`` (else a 400 naming ``name``), or
+    ``ceiling`` when one is given and the number exceeds it (however many digits it has)."""
+    digits = digits.lstrip("0") or "0"
+    if len(digits) > _MAX_DIGITS or int(digits) > MAX_QUERY_INT:
+        if ceiling is not None:
+            return ceiling
+        raise invalid_param(name, f"must be at most {MAX_QUERY_INT}")
+    number = int(digits)
+    return number if ceiling is None else min(number, ceiling)
+
+
+def query_int(value: str | None, name: str, default: int, ceiling: int | None = None) -> int:
+    """A query integer by its leading digits (``"100?"`` → 100); empty or 0 → ``default``.
+
+    Above ``MAX_QUERY_INT`` it is a 400, unless a ``ceiling`` caps it."""
     if value is None or value.strip() == "":
         return default
     match = LEADING_DIGITS.match(value)
     if match is None:
         raise invalid_param(name, f"{value!r} is not a positive integer")
-    number = int(match.group(1))
+    number = _bounded_int(match.group(1), name, ceiling)
     return number or default
 
 
@@ -61,8 +78,7 @@ def parse_limit(value: str | None, settings: Settings) -> int:
     so ``-1?`` counts) is ``max_page_size``; larger values are capped."""
     if value is not None and NO_LIMIT.match(value):
         return settings.max_page_size
-    limit = query_int(value, "filter[limit]", settings.page_size)
-    return min(limit, settings.max_page_size)
+    return query_int(value, "filter[limit]", settings.page_size, settings.max_page_size)
 
 
 def parse_timestamp(value: str, name: str) -> dt.datetime:
@@ -92,8 +108,8 @@ def parse_ids(value: str | None, name: str) -> tuple[int, ...] | None:
         if not part:
             continue
         if not part.isascii() or not part.isdigit():
-            raise invalid_param(name, f"{part!r} is not an id")
-        ids.append(int(part))
+            raise invalid_param(name, f"{part[:40]!r} is not an id")
+        ids.append(_bounded_int(part, name, None))
     return tuple(ids)
 
 

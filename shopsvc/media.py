@@ -1,10 +1,11 @@
 """Images downloaded from a URL (product and category ``src``), stored below ``shopsvc.media_dir``
 and served at ``shopsvc.media_url`` (decisions.md §1, §5 and §7 "Images").
 
-A download has a 10 s budget (connection, redirects and body together), reads at most
-``max_image_bytes``, follows at most 3 redirects — each target checked against private addresses
-like the first — and keeps only bytes that *are* a JPEG, PNG, GIF or WebP image (the Content-Type
-header is never trusted). The stored file is deleted again if the request's transaction rolls back.
+A download goes through :mod:`shopsvc.outbound` with a 10 s budget (connection, redirects and body
+together), reads at most ``max_image_bytes``, follows at most 3 redirects — each target checked
+against private addresses like the first — and keeps only bytes that *are* a JPEG, PNG, GIF or
+WebP image (the Content-Type header is never trusted). The stored file is deleted again if the
+request's transaction rolls back.
 """
 
 from __future__ import annotations
@@ -13,28 +14,23 @@ import datetime as dt
 import functools
 import logging
 import os
-import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from urllib.parse import quote, unquote, urljoin, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
-import requests
-import urllib3
 from pyramid.request import Request
 
-from shopsvc.delivery.outbound import USER_AGENT, target_allowed
-from shopsvc.domain.urls import is_http_url
+from shopsvc import outbound
 from shopsvc.errors import ApiError
+from shopsvc.outbound import OutboundError
 from shopsvc.sql import media as media_sql
 
 log = logging.getLogger(__name__)
 
 TIMEOUT = 10.0  # seconds, for the whole download
 MAX_REDIRECTS = 3
-CHUNK_SIZE = 64 * 1024
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 STORE_ERROR = "shop_api_cannot_upload_product_image"
 PLACEHOLDER = "placeholder.png"
 PLACEHOLDER_FILE = Path(__file__).parent / "static" / PLACEHOLDER
@@ -90,100 +86,39 @@ def title_from_url(url: str) -> str:
 # --- fetching
 
 
-def _remaining(deadline: float) -> float:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise DownloadError("the download timed out")
-    return left
-
-
-def _check_target(url: str, allow_private: bool, redirected: bool) -> None:
-    if not is_http_url(url):
-        raise DownloadError("redirected to an invalid URL" if redirected else "invalid URL")
-    if not target_allowed(url, allow_private):
-        where = "redirected to" if redirected else "the URL points to"
-        raise DownloadError(f"{where} a private or reserved network address, which is not allowed")
-
-
-def _get(url: str, deadline: float) -> requests.Response:
-    try:
-        return requests.get(
-            url,
-            headers={"User-Agent": USER_AGENT, "Accept": "image/*"},
-            timeout=_remaining(deadline),
-            stream=True,
-            allow_redirects=False,
-        )
-    except requests.Timeout:
-        raise DownloadError("the download timed out") from None
-    except requests.RequestException as exc:
-        log.info("image download from %s failed: %s", url, exc)
-        raise DownloadError("the connection failed") from None
-
-
-def _open(url: str, allow_private: bool, deadline: float) -> requests.Response:
-    """The final response after at most ``MAX_REDIRECTS`` redirects, each target re-checked."""
-    current = url
-    for hop in range(MAX_REDIRECTS + 1):
-        _check_target(current, allow_private, redirected=hop > 0)
-        response = _get(current, deadline)
-        location = response.headers.get("Location")
-        if response.status_code not in REDIRECT_STATUSES or not location:
-            return response
-        response.close()
-        current = urljoin(current, location.strip())
-    raise DownloadError(f"more than {MAX_REDIRECTS} redirects")
-
-
-def _declared_length(response: requests.Response) -> int | None:
-    try:
-        return int(response.headers.get("Content-Length", ""))
-    except ValueError:
-        return None
-
-
-def _chunks(response: requests.Response, deadline: float) -> Iterator[bytes]:
-    """The decoded body, read as it arrives so the deadline is checked between reads (a server
-    dripping bytes cannot stretch the download much beyond it)."""
-    raw = response.raw
-    read = getattr(raw, "read1", None) or raw.read  # read1: urllib3 >= 2
-    while True:
-        _remaining(deadline)
-        chunk = read(CHUNK_SIZE, decode_content=True)
-        if not chunk:
-            return
-        yield chunk
-
-
-def _read_body(response: requests.Response, max_bytes: int, deadline: float) -> bytes:
-    too_large = DownloadError(f"the image is larger than {max_bytes} bytes")
-    declared = _declared_length(response)
-    if declared is not None and declared > max_bytes:
-        raise too_large
-    body = bytearray()
-    try:
-        for chunk in _chunks(response, deadline):
-            body += chunk
-            if len(body) > max_bytes:
-                raise too_large
-    except (urllib3.exceptions.TimeoutError, TimeoutError):
-        raise DownloadError("the download timed out") from None
-    except (urllib3.exceptions.HTTPError, requests.RequestException, OSError) as exc:
-        log.info("image download from %s failed while reading: %s", response.url, exc)
-        raise DownloadError("the connection failed while reading the image") from None
-    return bytes(body)
+def _reason(error: OutboundError, max_bytes: int) -> str:
+    """The failure in the words of an image download (an error status wins over its body)."""
+    if error.status is not None and not 200 <= error.status < 300:
+        return f"the server answered HTTP {error.status}"
+    if error.kind == "timeout":
+        return "the download timed out"
+    if error.kind == "too_large":
+        return f"the image is larger than {max_bytes} bytes"
+    if error.kind == "read":
+        return "the connection failed while reading the image"
+    return error.reason
 
 
 def fetch_image(
     url: str, allow_private: bool, max_bytes: int, timeout: float | None = None
 ) -> tuple[bytes, ImageKind]:
-    """The bytes and kind of the image at ``url``; ``DownloadError`` on any failure."""
-    deadline = time.monotonic() + (TIMEOUT if timeout is None else timeout)
-    response = _open(url, allow_private, deadline)
-    with response:
-        if not 200 <= response.status_code < 300:
-            raise DownloadError(f"the server answered HTTP {response.status_code}")
-        data = _read_body(response, max_bytes, deadline)
+    """The bytes and kind of the image at ``url`` (through :mod:`shopsvc.outbound`: private
+    targets per hop, redirects, deadline, size cap); ``DownloadError`` on any failure."""
+    try:
+        response = outbound.send(
+            "GET",
+            url,
+            allow_private=allow_private,
+            max_redirects=MAX_REDIRECTS,
+            timeout=TIMEOUT if timeout is None else timeout,
+            max_bytes=max_bytes,
+            headers={"Accept": "image/*"},
+        )
+    except OutboundError as exc:
+        raise DownloadError(_reason(exc, max_bytes)) from None
+    if not 200 <= response.status < 300:
+        raise DownloadError(f"the server answered HTTP {response.status}")
+    data = response.body
     if not data:
         raise DownloadError("the file is empty")
     kind = sniff(data)
@@ -220,12 +155,20 @@ def delete_file(path: str | os.PathLike[str]) -> None:
         log.exception("could not delete %s", path)
 
 
-def download_image(request: Request, url: str, error_code: str) -> int:
-    """Download the image at ``url`` into a new ``media`` row of the request's transaction; its id.
+@dataclass(frozen=True)
+class _Prefetched:
+    """A download made before the request's transaction began: its file below ``media_dir``
+    (None after a failure, then ``error`` says why). Each write that uses it gets a copy, so a
+    rolled-back bulk element never takes the file from the next one; the download itself is
+    deleted when the request ends."""
 
-    Fetch and content failures → 400 ``error_code``; failure to store the file → 400
-    ``shop_api_cannot_upload_product_image``. The file is deleted if the request rolls back.
-    """
+    relative: str | None
+    kind: ImageKind | None
+    error: ApiError | None = None
+
+
+def _fetch_and_store(request: Request, url: str, error_code: str) -> tuple[str, ImageKind]:
+    """Download ``url`` and store it below ``media_dir``; the stored path and kind."""
     shop = request.shop
     try:
         data, kind = fetch_image(url, shop.allow_private_targets, shop.max_image_bytes)
@@ -240,7 +183,71 @@ def download_image(request: Request, url: str, error_code: str) -> int:
         log.error("cannot store image from %s in %s: %s", url, shop.media_dir, exc)
         reason = exc.strerror or "input/output error"
         raise ApiError(STORE_ERROR, f"Error storing image {url}: {reason}.", 400) from None
-    request.on_rollback(functools.partial(delete_file, Path(shop.media_dir, relative)))
+    return relative, kind
+
+
+def prefetch_images(request: Request, urls: Iterable[str], error_code: str) -> None:
+    """Download the images at ``urls`` now, before the request's transaction begins, so that no
+    request holds the database's write lock while it waits on the network.
+
+    Each download is stored (or its failure remembered) for :func:`download_image`, which the
+    writes call at the point where the image belongs — failures surface there, in the order of
+    checks the spec gives."""
+    if "shopsvc.connection" in request.environ:
+        log.warning("images prefetched inside an open transaction")
+    cache: dict[str, _Prefetched] = request.environ.setdefault("shopsvc.prefetched", {})
+    first = not cache
+    for url in urls:
+        if url in cache:
+            continue
+        try:
+            relative, kind = _fetch_and_store(request, url, error_code)
+        except ApiError as exc:
+            cache[url] = _Prefetched(None, None, exc)
+        else:
+            cache[url] = _Prefetched(relative, kind)
+    if first and cache:
+        media_dir = request.shop.media_dir
+
+        def discard_downloads() -> None:
+            for entry in cache.values():
+                if entry.relative is not None:
+                    delete_file(Path(media_dir, entry.relative))
+
+        request.after_commit(discard_downloads)
+        request.on_rollback(discard_downloads)
+
+
+def _copy(request: Request, entry: _Prefetched, url: str) -> tuple[str, ImageKind]:
+    """A copy of a prefetched file for one use (or the failure of its download)."""
+    if entry.error is not None:
+        raise entry.error
+    assert entry.relative is not None and entry.kind is not None
+    shop = request.shop
+    try:
+        data = Path(shop.media_dir, entry.relative).read_bytes()
+        relative = store_file(shop.media_dir, data, entry.kind, dt.datetime.now(dt.UTC).date())
+    except OSError as exc:
+        reason = exc.strerror or "input/output error"
+        raise ApiError(STORE_ERROR, f"Error storing image {url}: {reason}.", 400) from None
+    return relative, entry.kind
+
+
+def download_image(request: Request, url: str, error_code: str) -> int:
+    """The image at ``url`` as a new ``media`` row of the request's transaction; its id.
+
+    The bytes come from :func:`prefetch_images` (a URL nobody prefetched is downloaded now).
+    Fetch and content failures → 400 ``error_code``; failure to store the file → 400
+    ``shop_api_cannot_upload_product_image``. The file is deleted if the request (or the bulk
+    element's savepoint) rolls back.
+    """
+    entry = request.environ.get("shopsvc.prefetched", {}).get(url)
+    if entry is not None:
+        relative, kind = _copy(request, entry, url)
+    else:
+        log.warning("image %s downloaded inside the request's transaction", url)
+        relative, kind = _fetch_and_store(request, url, error_code)
+    request.on_rollback(functools.partial(delete_file, Path(request.shop.media_dir, relative)))
     values = {
         "file": relative,
         "source_url": url,

@@ -11,6 +11,8 @@ leaves, strips HEAD bodies and writes the access log line.
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 import ipaddress
 import json
 import logging
@@ -24,10 +26,16 @@ from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.tweens import EXCVIEW
+from sqlalchemy.exc import DBAPIError
 
 from shopsvc.db import run_on_rollback
-from shopsvc.errors import ApiError, error_response, invalid_param, no_route
+from shopsvc.errors import ApiError, busy, invalid_param, is_busy, no_route
+from shopsvc.media import download_image
+from shopsvc.records.context import RecordContext
+from shopsvc.rendering import error_response
 from shopsvc.settings import Settings
+from shopsvc.sql.tables import utc_now
+from shopsvc.writers.context import WriteContext
 
 access_log = logging.getLogger("shopsvc.access")
 log = logging.getLogger(__name__)
@@ -131,34 +139,88 @@ def _envelope(request: Request, key: str, code: str, message: str) -> Any:
     return value
 
 
+#: JSON integers longer than this are read as ±10**HUGE_DIGITS: far beyond every integer column,
+#: so the field's own range check names it, and never the thousands of digits that Python will
+#: not convert (nor the quadratic cost of converting them).
+HUGE_DIGITS = 400
+
+
+def _parse_int(text: str) -> int:
+    if len(text) <= HUGE_DIGITS:
+        return int(text)
+    return -(10**HUGE_DIGITS) if text.startswith("-") else 10**HUGE_DIGITS
+
+
 def _refuse_constant(name: str) -> Any:
     # Python's parser accepts NaN and ±Infinity; JSON (RFC 8259) has no such values.
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _has_lone_surrogate(value: Any) -> bool:
-    """True when a decoded JSON value holds text that is not Unicode (``"\\ud800"``), which
-    can be neither stored nor sent back."""
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(item) for item in value)
-    return False
+#: How deeply a JSON body may nest objects and arrays (a product with variations and their
+#: attributes needs six levels); deeper bodies are refused before anything walks them.
+MAX_JSON_DEPTH = 64
+
+
+def _check_json_value(body: Any) -> None:
+    """Refuse a decoded body that nests deeper than ``MAX_JSON_DEPTH`` or holds text that is not
+    Unicode (``"\\ud800"``, which can be neither stored nor sent back). Iterative, so no body can
+    exhaust the interpreter's stack."""
+    stack: list[tuple[Any, int]] = [(body, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ApiError(
+                    "shop_api_invalid_json", "Invalid JSON body: unpaired surrogate.", 400
+                ) from None
+            continue
+        if not isinstance(value, (dict, list)):
+            continue
+        if depth > MAX_JSON_DEPTH:
+            raise ApiError(
+                "shop_api_invalid_json",
+                f"Invalid JSON body: nested deeper than {MAX_JSON_DEPTH} levels.",
+                400,
+            )
+        if isinstance(value, dict):
+            for key, item in value.items():
+                stack.append((key, depth))
+                stack.append((item, depth + 1))
+        else:
+            stack.extend((item, depth + 1) for item in value)
+
+
+def too_large(limit: int) -> ApiError:
+    return ApiError(
+        "shop_api_request_entity_too_large",
+        f"The request body is larger than {limit} bytes.",
+        413,
+    )
+
+
+def _read_body(request: Request) -> bytes:
+    """The body, read up to ``max_body_bytes`` (a declared length above it was refused by the
+    protocol tween; a body without a declared length is read no further than one byte past it)."""
+    limit = request.shop.max_body_bytes
+    if request.content_length is not None:
+        return request.body
+    if not request.is_body_readable:
+        return b""
+    raw = request.body_file_raw.read(limit + 1)
+    if len(raw) > limit:
+        raise too_large(limit)
+    return raw
 
 
 def _json_object(request: Request) -> Any:
-    raw = request.body
+    raw = _read_body(request)
     if not raw or not raw.strip():
         return None
     try:
         text = raw.decode(request.charset or "utf-8")
-        body = json.loads(text, parse_constant=_refuse_constant)
+        body = json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int)
     except UnicodeDecodeError as exc:
         raise ApiError("shop_api_invalid_json", f"Invalid JSON body: {exc.reason}.", 400) from None
     except LookupError:  # an unknown charset in the Content-Type
@@ -171,9 +233,32 @@ def _json_object(request: Request) -> Any:
         ) from None
     except ValueError as exc:  # json.JSONDecodeError is a ValueError
         raise ApiError("shop_api_invalid_json", f"Invalid JSON body: {exc}.", 400) from None
-    if _has_lone_surrogate(body):
-        raise ApiError("shop_api_invalid_json", "Invalid JSON body: unpaired surrogate.", 400)
+    _check_json_value(body)
     return body
+
+
+def _record_context(request: Request) -> RecordContext:
+    """What records are built from, for this request: its connection, the settings, the URL
+    the client sees and the caller's capabilities."""
+    identity = request.identity
+    return RecordContext(
+        conn=request.db,
+        settings=request.shop,
+        public_url=request.public_url,
+        capabilities=identity.capabilities if identity is not None else frozenset(),
+        now=dt.datetime.now(dt.UTC),
+    )
+
+
+def _write_context(request: Request) -> WriteContext:
+    """What writers get instead of the request: its connection, the settings, one timestamp for
+    the whole request, and image downloads that are deleted again when the request rolls back."""
+    return WriteContext(
+        conn=request.db,
+        settings=request.shop,
+        now=utc_now(),
+        download=functools.partial(download_image, request),
+    )
 
 
 def _require(request: Request, capability: str, code: str, message: str) -> None:
@@ -183,6 +268,17 @@ def _require(request: Request, capability: str, code: str, message: str) -> None
 
 
 # --- tweens
+
+
+def _odd_segments(path: str) -> bool:
+    """True for a path with an empty (``//``), ``.`` or ``..`` segment. Traversal would skip or
+    resolve such segments, so the path would reach a view under a different spelling of the API
+    root than the one authentication looks at; these paths are no route, before authentication
+    (a single trailing slash is judged by the routes: the API root's index accepts it)."""
+    segments = path.split("/")[1:]
+    if segments and segments[-1] == "":
+        segments.pop()
+    return any(segment in ("", ".", "..") for segment in segments)
 
 
 def _api_path(request: Request) -> str | None:
@@ -208,6 +304,11 @@ def _override_method(request: Request) -> None:
 def protocol_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
     def protocol_tween(request: Request) -> Response:
         _override_method(request)
+        if _odd_segments(request.path_info):
+            raise no_route()
+        limit = request.shop.max_body_bytes
+        if request.content_length is not None and request.content_length > limit:
+            raise too_large(limit)
         below = _api_path(request)
         if below is not None and "_jsonp" in request.GET:
             # The original answers any JSONP request, the root and auth failures included, with
@@ -220,7 +321,7 @@ def protocol_tween_factory(handler: Callable[[Request], Response], registry: Reg
         request.identity  # authentication runs before routing  # noqa: B018
         if request.method not in KNOWN_METHODS:
             raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
-        if below.endswith("/") or "//" in below:
+        if below.endswith("/"):
             raise no_route()
         return handler(request)
 
@@ -288,7 +389,14 @@ def transaction_tween_factory(handler: Callable[[Request], Response], registry: 
                 response = handler(request)
             status = response.status_code
             success = status < 400 and getattr(request, "exception", None) is None
-            _finish_transaction(request, success)
+            try:
+                _finish_transaction(request, success)
+            except DBAPIError as exc:  # the commit itself could not get its lock
+                if not is_busy(exc):
+                    raise
+                success = False
+                response = error_response(request, busy())
+                status = response.status_code
             if success:
                 request.environ.pop("shopsvc.on_rollback", None)
             else:
@@ -328,5 +436,7 @@ def includeme(config: Configurator) -> None:
     config.add_request_method(_json_object, "json_object", reify=True)
     config.add_request_method(_envelope, "envelope")
     config.add_request_method(_require, "require")
+    config.add_request_method(_record_context, "record_context", reify=True)
+    config.add_request_method(_write_context, "write_context", reify=True)
     config.add_tween("shopsvc.protocol.transaction_tween_factory", over=EXCVIEW)
     config.add_tween("shopsvc.protocol.protocol_tween_factory", under=EXCVIEW)

@@ -1,7 +1,8 @@
 """Turning results into responses: JSON, envelopes, `fields`, timestamps, decimals, paging headers.
 
-One place decides each format (design.md): timestamps are ``YYYY-MM-DDTHH:MM:SSZ`` in UTC, money and
-rates are strings with fixed decimals rounded half up, list responses carry the pagination headers.
+One place decides each format (design.md): timestamps are ``YYYY-MM-DDTHH:MM:SSZ`` in UTC
+(``domain/timestamps.py``), money and rates are strings with fixed decimals rounded half up
+(``domain/money.py``), list responses carry the pagination headers.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import datetime as dt
 import json
 import math
 from collections.abc import Iterable, Mapping
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
 
@@ -18,23 +19,13 @@ from pyramid.config import Configurator
 from pyramid.request import Request
 from pyramid.response import Response
 
-EPOCH = "1970-01-01T00:00:00Z"
+# The formats themselves are pure and live in domain/ (records use them without Pyramid); the
+# views find them here too.
+from shopsvc.domain.money import format_decimal as format_decimal
+from shopsvc.domain.timestamps import format_timestamp as format_timestamp
+from shopsvc.errors import ApiError
+
 CONTENT_TYPE = "application/json; charset=UTF-8"
-
-
-def format_timestamp(value: dt.datetime | None) -> str:
-    """A stored UTC timestamp as ``2015-01-21T13:19:58Z`` (the epoch when unset)."""
-    if value is None:
-        return EPOCH
-    if value.tzinfo is not None:
-        value = value.astimezone(dt.UTC).replace(tzinfo=None)
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def format_decimal(value: Decimal | int | str | None, places: int) -> str:
-    """A decimal string with exactly ``places`` decimals, rounded half away from zero."""
-    amount = Decimal(0) if value in (None, "") else Decimal(value)
-    return str(amount.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP))
 
 
 def _json_default(value: object) -> object:
@@ -47,6 +38,14 @@ def _json_default(value: object) -> object:
 
 def dumps(body: object) -> str:
     return json.dumps(body, default=_json_default, ensure_ascii=False, separators=(",", ":"))
+
+
+def error_response(request: Request, error: ApiError) -> Response:
+    """The one error body: ``{"errors": [{"code", "message"}]}`` with the error's status and
+    headers."""
+    response = render_json(request, {"errors": [error.as_item()]}, status=error.status)
+    response.headers.update(error.headers)
+    return response
 
 
 def render_json(request: Request, body: object, status: int = 200) -> Response:

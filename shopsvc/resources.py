@@ -13,6 +13,9 @@ from typing import ClassVar
 from pyramid.request import Request
 
 DIGITS = re.compile(r"[0-9]+")
+#: What an id segment of more digits than any stored id can have stands for: a number beyond every
+#: id column (so "not found"), without converting thousands of digits.
+BEYOND_ANY_ID = 2**63 - 1
 SLUG = re.compile(r"\w[\w\s-]*")
 
 
@@ -52,7 +55,8 @@ class Item(Resource):
 
     @property
     def id(self) -> int:
-        return int(self.__name__)
+        digits = self.__name__.lstrip("0")
+        return int(digits or "0") if len(digits) <= 18 else BEYOND_ANY_ID
 
 
 class LooseItem(Item):

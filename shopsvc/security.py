@@ -130,13 +130,26 @@ class Authenticator:
         self.basic_allowed = request.scheme_seen == "https" or request.shop.allow_basic_over_http
 
     def identity(self) -> Identity:
+        """Find and verify the key, record its OAuth nonce and last access, check its rights.
+
+        The key is read in a read-only transaction; the writes (the nonce, ``last_access`` at most
+        once a minute) go to a short write transaction of their own, taken only when there is
+        something to write. Should the request's own transaction already be open, everything
+        runs in it instead: a request never waits for a lock that it holds itself."""
+        engine = self.request.registry.engine
+        own = self.request.environ.get("shopsvc.connection")
         now = utc_now()
-        with write_transaction(self.request.registry.engine) as conn:
-            key = self._key(conn)
-            self._check_permissions(key)
-            if key["login"] is None:
-                raise _fail("API user is invalid.", self.basic_allowed)
-            auth_sql.touch_key(conn, key["key_id"], key["last_access"], now)
+        if own is not None:
+            key, nonce = self._key(own)
+            self._record(own, key, nonce, now)
+        else:
+            with engine.connect() as conn, conn.begin():
+                key, nonce = self._key(conn)
+            if nonce is not None or auth_sql.needs_touch(key["last_access"], now):
+                with write_transaction(engine) as conn:
+                    self._record(conn, key, nonce, now)
+            else:
+                self._check_permissions(key)
         return Identity(
             user_id=key["user_id"],
             login=key["login"],
@@ -145,15 +158,28 @@ class Authenticator:
             permissions=key["permissions"],
         )
 
-    def _key(self, conn: Any) -> dict[str, Any]:
+    def _record(
+        self, conn: Any, key: dict[str, Any], nonce: tuple[str, int] | None, now: Any
+    ) -> None:
+        """Use the OAuth nonce (refused when it was used before), check the key's rights, and
+        touch its ``last_access``."""
+        if nonce is not None:
+            value, expires_at = nonce
+            if not auth_sql.use_nonce(conn, key["key_id"], value, expires_at, int(time.time())):
+                raise _fail("Invalid nonce - nonce has already been used.", self.basic_allowed)
+        self._check_permissions(key)
+        auth_sql.touch_key(conn, key["key_id"], key["last_access"], now)
+
+    def _key(self, conn: Any) -> tuple[dict[str, Any], tuple[str, int] | None]:
+        """The verified key, and the OAuth nonce to record (None for query keys and Basic)."""
         if self.basic_allowed:
             consumer_key = self.query.get("consumer_key", "")
             consumer_secret = self.query.get("consumer_secret", "")
             if consumer_key and consumer_secret:
-                return self._by_secret(conn, consumer_key, consumer_secret)
+                return self._by_secret(conn, consumer_key, consumer_secret), None
             basic = _basic_credentials(self.request)
             if basic is not None:
-                return self._by_secret(conn, *basic)
+                return self._by_secret(conn, *basic), None
             if not any(name.startswith("oauth_") for name in self.query):
                 raise _fail("Consumer secret is invalid.", True)
         return self._by_oauth(conn)
@@ -171,7 +197,7 @@ class Authenticator:
             raise _fail("Consumer secret is invalid.", self.basic_allowed)
         return key
 
-    def _by_oauth(self, conn: Any) -> dict[str, Any]:
+    def _by_oauth(self, conn: Any) -> tuple[dict[str, Any], tuple[str, int]]:
         params = self.query
         missing = oauth.missing_param(params)
         if missing is not None:
@@ -194,20 +220,18 @@ class Authenticator:
             timestamp = oauth.check_timestamp(params["oauth_timestamp"], now, NONCE_WINDOW)
         except oauth.OAuthError as exc:
             raise _fail(exc.message, self.basic_allowed) from None
-        fresh = auth_sql.use_nonce(
-            conn, key["key_id"], params["oauth_nonce"], timestamp + NONCE_WINDOW, int(now)
-        )
-        if not fresh:
-            raise _fail("Invalid nonce - nonce has already been used.", self.basic_allowed)
-        return key
+        return key, (params["oauth_nonce"], timestamp + NONCE_WINDOW)
 
     def _check_permissions(self, key: dict[str, Any]) -> None:
+        """The key's permissions cover the method, and its user still exists."""
         method = self.request.method
         permissions = key["permissions"]
         if method in READ_METHODS and permissions not in ("read", "read_write"):
             raise _fail("The API key provided does not have read permissions.", self.basic_allowed)
         if method in WRITE_METHODS and permissions not in ("write", "read_write"):
             raise _fail("The API key provided does not have write permissions.", self.basic_allowed)
+        if key["login"] is None:
+            raise _fail("API user is invalid.", self.basic_allowed)
 
 
 class SecurityPolicy:

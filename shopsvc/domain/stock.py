@@ -33,7 +33,9 @@ __all__ = [
     "resolve_stock",
     "status_from_in_stock",
     "stock_status",
+    "variable_parent_status",
     "variable_stock_status",
+    "variation_stock",
 ]
 
 INSTOCK = "instock"
@@ -183,3 +185,44 @@ def resolve_stock(
         return StockState(manage_stock, kept_quantity, backorders, status)
     status = stock_status(manage_stock, quantity, backorders, threshold, requested_status)
     return StockState(manage_stock, kept_quantity, backorders, status)
+
+
+def variation_stock(
+    variation: StockState,
+    parent: StockState | None,
+    *,
+    store_manages: bool,
+    threshold: int,
+) -> StockState:
+    """A variation's effective stock: what its record shows and what its parent's status counts
+    (reference §8). ``variation`` and ``parent`` hold the stored columns; ``parent`` is None for a
+    variation without one, and its ``manage_stock`` says whether it manages stock at all (see
+    :func:`manages_stock`).
+
+    With store-wide management on, a variation that manages its stock has its own; one that does
+    not, while its parent does, has the parent's quantity and backorders and the status they give
+    (the parent's own status sums up all its variations, so it is not used). Otherwise the
+    variation is not managed and keeps its stored status.
+    """
+    if store_manages and variation.manage_stock:
+        return variation
+    if store_manages and parent is not None and parent.manage_stock:
+        status = stock_status(True, parent.quantity, parent.backorders, threshold, None)
+        return StockState(True, parent.quantity, parent.backorders, status)
+    return StockState(False, variation.quantity, variation.backorders, variation.status)
+
+
+def variable_parent_status(
+    variations: Iterable[StockState],
+    parent: StockState,
+    *,
+    store_manages: bool,
+    threshold: int,
+) -> str:
+    """A variable product's stock status from its live (published or private) variations'
+    stored columns and its own (:func:`variation_stock` for each, then
+    :func:`variable_stock_status`)."""
+    return variable_stock_status(
+        variation_stock(v, parent, store_manages=store_manages, threshold=threshold).status
+        for v in variations
+    )

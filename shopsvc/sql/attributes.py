@@ -1,17 +1,18 @@
 """Global product attributes (``attributes``; the slug is stored without ``pa_``).
 
 Rows come back as plain dicts ``{id, name, slug, type, order_by, has_archives}``. The slug is
-unique (a unique index): an insert or a slug change that collides returns False instead of
-raising, so the caller can answer with the spec's 400.
+unique (a unique index): an insert that collides returns None, a slug change False, instead of
+raising (``sql.common.in_savepoint``), so the caller can answer with the spec's 400.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
+import sqlalchemy as sa
+from sqlalchemy import Connection, select
 
+from shopsvc.sql.common import in_savepoint
 from shopsvc.sql.tables import (
     attribute_terms,
     attributes,
@@ -54,17 +55,14 @@ def slug_owner(conn: Connection, slug: str) -> int | None:
     return None if found is None else int(found)
 
 
-def insert_attribute(conn: Connection, values: dict[str, Any]) -> int | None:
+def insert(conn: Connection, values: dict[str, Any]) -> int | None:
     """Insert an attribute in a savepoint; its id, or None when the slug is taken."""
-    try:
-        with conn.begin_nested():
-            statement = insert(attributes).values(**values).returning(attributes.c.id)
-            return int(conn.execute(statement).scalar_one())
-    except IntegrityError:
-        return None
+    statement = sa.insert(attributes).values(**values).returning(attributes.c.id)
+    found = in_savepoint(conn, lambda: int(conn.execute(statement).scalar_one()))
+    return None if found is False else found
 
 
-def update_attribute(conn: Connection, attribute_id: int, values: dict[str, Any]) -> bool:
+def update(conn: Connection, attribute_id: int, values: dict[str, Any]) -> bool:
     """Update an attribute in a savepoint; False when the new slug is taken.
 
     When the slug changes, the variations of products that use the attribute follow it (their
@@ -72,18 +70,17 @@ def update_attribute(conn: Connection, attribute_id: int, values: dict[str, Any]
     """
     if not values:
         return True
-    try:
-        with conn.begin_nested():
-            old_slug = conn.execute(
-                select(attributes.c.slug).where(attributes.c.id == attribute_id)
-            ).scalar()
-            conn.execute(update(attributes).where(attributes.c.id == attribute_id).values(**values))
-            new_slug = values.get("slug", old_slug)
-            if old_slug is not None and new_slug != old_slug:
-                _rename_variation_keys(conn, attribute_id, old_slug, new_slug)
-    except IntegrityError:
-        return False
-    return True
+
+    def write() -> None:
+        old_slug = conn.execute(
+            select(attributes.c.slug).where(attributes.c.id == attribute_id)
+        ).scalar()
+        conn.execute(sa.update(attributes).where(attributes.c.id == attribute_id).values(**values))
+        new_slug = values.get("slug", old_slug)
+        if old_slug is not None and new_slug != old_slug:
+            _rename_variation_keys(conn, attribute_id, old_slug, new_slug)
+
+    return in_savepoint(conn, write) is not False
 
 
 def _rename_variation_keys(conn: Connection, attribute_id: int, old: str, new: str) -> None:
@@ -92,7 +89,7 @@ def _rename_variation_keys(conn: Connection, attribute_id: int, old: str, new: s
     )
     variations = select(products.c.id).where(products.c.parent_id.in_(users))
     conn.execute(
-        update(variation_attributes)
+        sa.update(variation_attributes)
         .where(
             variation_attributes.c.attribute_key == old,
             variation_attributes.c.variation_id.in_(variations),
@@ -101,9 +98,9 @@ def _rename_variation_keys(conn: Connection, attribute_id: int, old: str, new: s
     )
 
 
-def delete_attribute(conn: Connection, attribute_id: int) -> bool:
+def delete(conn: Connection, attribute_id: int) -> bool:
     """Delete an attribute with all its terms (products lose them); False when nothing was
     deleted."""
-    conn.execute(delete(attribute_terms).where(attribute_terms.c.attribute_id == attribute_id))
-    result = conn.execute(delete(attributes).where(attributes.c.id == attribute_id))
+    conn.execute(sa.delete(attribute_terms).where(attribute_terms.c.attribute_id == attribute_id))
+    result = conn.execute(sa.delete(attributes).where(attributes.c.id == attribute_id))
     return result.rowcount > 0

@@ -1,7 +1,9 @@
 """Writes of products and variations: the product row, its SKU, slug, gallery, terms, attributes,
 variation values and downloads.
 
-Everything runs on the request's connection and transaction. The SKU is written on its own in a
+Everything runs on the caller's connection and transaction (``shopsvc.writers``). Names follow
+one verb set: ``get_…`` reads, ``insert_…``, ``update_…`` (an ``update`` of a child list replaces
+it whole) and ``delete_…`` write. The SKU is written on its own in a
 SAVEPOINT, so that the unique index ``uq_products_sku`` (lower-cased SKU of the products and
 variations that are not in the trash) refusing it is reported as ``False`` rather than aborting
 the transaction: the caller answers with the spec's 400, even when a concurrent request won the
@@ -17,9 +19,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, or_, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Connection, delete, func, insert, select, update
 
+from shopsvc.sql.common import in_savepoint, slugs_like
 from shopsvc.sql.tables import (
     attribute_terms,
     attributes,
@@ -40,7 +42,7 @@ SHIPPING_CLASS = "product_shipping_class"
 # --- the product row
 
 
-def product_row(conn: Connection, product_id: int) -> dict[str, Any] | None:
+def get_product(conn: Connection, product_id: int) -> dict[str, Any] | None:
     """Every column of one product or variation."""
     row = conn.execute(select(products).where(products.c.id == product_id)).mappings().first()
     return dict(row) if row else None
@@ -57,21 +59,15 @@ def update_product(conn: Connection, product_id: int, values: Mapping[str, Any])
         conn.execute(update(products).where(products.c.id == product_id).values(**values))
 
 
-def slugs_like(conn: Connection, base: str, exclude: int | None = None) -> set[str]:
+def get_slugs_like(conn: Connection, base: str, exclude: int | None = None) -> set[str]:
     """Slugs of products (not variations) that are ``base`` or ``base-…``."""
-    query = select(products.c.slug).where(
-        products.c.type != "variation",
-        or_(products.c.slug == base, products.c.slug.startswith(base + "-", autoescape=True)),
-    )
-    if exclude is not None:
-        query = query.where(products.c.id != exclude)
-    return {slug for (slug,) in conn.execute(query)}
+    return slugs_like(conn, products.c.slug, base, products.c.type != "variation", exclude=exclude)
 
 
 # --- SKU
 
 
-def sku_owner(conn: Connection, sku: str, exclude: Sequence[int] = ()) -> int | None:
+def get_sku_owner(conn: Connection, sku: str, exclude: Sequence[int] = ()) -> int | None:
     """The product or variation outside ``exclude``, not in the trash, whose SKU is ``sku``
     (case-insensitive)."""
     query = select(products.c.id).where(
@@ -83,56 +79,46 @@ def sku_owner(conn: Connection, sku: str, exclude: Sequence[int] = ()) -> int | 
     return None if found is None else int(found)
 
 
-def write_sku(conn: Connection, product_id: int, sku: str | None) -> bool:
+def update_sku(conn: Connection, product_id: int, sku: str | None) -> bool:
     """Set the SKU (None clears it) in a savepoint; False when the unique index refused it."""
-    try:
-        with conn.begin_nested():
-            conn.execute(update(products).where(products.c.id == product_id).values(sku=sku))
-    except IntegrityError:
-        return False
-    return True
+    statement = update(products).where(products.c.id == product_id).values(sku=sku)
+    return in_savepoint(conn, lambda: conn.execute(statement)) is not False
 
 
-def update_guarded(conn: Connection, product_id: int, values: Mapping[str, Any]) -> bool:
+def update_product_guarded(conn: Connection, product_id: int, values: Mapping[str, Any]) -> bool:
     """``update_product`` in a savepoint; False when the SKU index refused it (e.g. a trashed
     variation whose SKU is now used elsewhere coming back)."""
-    try:
-        with conn.begin_nested():
-            update_product(conn, product_id, values)
-    except IntegrityError:
-        return False
-    return True
+    return in_savepoint(conn, lambda: update_product(conn, product_id, values)) is not False
 
 
-def restore(conn: Connection, product_id: int, status: str, stamp: dt.datetime) -> bool:
+def update_from_trash(conn: Connection, product_id: int, status: str, stamp: dt.datetime) -> bool:
     """Take a trashed product out of the trash with ``status``, and its trashed variations with
     the status each had; in a savepoint, False when a SKU of theirs is now used elsewhere."""
-    try:
-        with conn.begin_nested():
-            conn.execute(
-                update(products)
-                .where(products.c.id == product_id)
-                .values(status=status, status_before_trash=None, updated_at=stamp)
+
+    def restore() -> None:
+        conn.execute(
+            update(products)
+            .where(products.c.id == product_id)
+            .values(status=status, status_before_trash=None, updated_at=stamp)
+        )
+        conn.execute(
+            update(products)
+            .where(
+                products.c.parent_id == product_id,
+                products.c.type == "variation",
+                products.c.status == "trash",
             )
-            conn.execute(
-                update(products)
-                .where(
-                    products.c.parent_id == product_id,
-                    products.c.type == "variation",
-                    products.c.status == "trash",
-                )
-                .values(
-                    status=func.coalesce(products.c.status_before_trash, "publish"),
-                    status_before_trash=None,
-                    updated_at=stamp,
-                )
+            .values(
+                status=func.coalesce(products.c.status_before_trash, "publish"),
+                status_before_trash=None,
+                updated_at=stamp,
             )
-    except IntegrityError:
-        return False
-    return True
+        )
+
+    return in_savepoint(conn, restore) is not False
 
 
-def trashed_variation_skus(conn: Connection, product_id: int) -> list[tuple[int, str]]:
+def get_trashed_variation_skus(conn: Connection, product_id: int) -> list[tuple[int, str]]:
     """``(id, sku)`` of the product's trashed variations that have a SKU."""
     query = select(products.c.id, products.c.sku).where(
         products.c.parent_id == product_id,
@@ -143,15 +129,10 @@ def trashed_variation_skus(conn: Connection, product_id: int) -> list[tuple[int,
     return [(int(i), str(s)) for i, s in conn.execute(query)]
 
 
-def product_id_by_sku(conn: Connection, sku: str) -> int | None:
-    """The product or variation, not in the trash, with this SKU (case-insensitive)."""
-    return sku_owner(conn, sku)
-
-
 # --- lookups
 
 
-def existing_ids(conn: Connection, ids: Iterable[int], *, variations: bool = False) -> set[int]:
+def get_existing_ids(conn: Connection, ids: Iterable[int], *, variations: bool = False) -> set[int]:
     """Those of ``ids`` that are products (or, with ``variations``, products or variations)."""
     wanted = sorted({int(i) for i in ids})
     if not wanted:
@@ -162,7 +143,7 @@ def existing_ids(conn: Connection, ids: Iterable[int], *, variations: bool = Fal
     return {int(i) for i in conn.execute(query).scalars()}
 
 
-def existing_terms(conn: Connection, taxonomy: str, ids: Iterable[int]) -> set[int]:
+def get_existing_term_ids(conn: Connection, taxonomy: str, ids: Iterable[int]) -> set[int]:
     wanted = sorted({int(i) for i in ids})
     if not wanted:
         return set()
@@ -170,7 +151,7 @@ def existing_terms(conn: Connection, taxonomy: str, ids: Iterable[int]) -> set[i
     return {int(i) for i in conn.execute(query).scalars()}
 
 
-def shipping_class_id(conn: Connection, slug: str) -> int | None:
+def get_shipping_class_id(conn: Connection, slug: str) -> int | None:
     """The shipping class whose slug is ``slug`` (case-insensitive)."""
     query = select(terms.c.id).where(
         terms.c.taxonomy == SHIPPING_CLASS, func.lower(terms.c.slug) == slug.lower()
@@ -179,15 +160,16 @@ def shipping_class_id(conn: Connection, slug: str) -> int | None:
     return None if found is None else int(found)
 
 
-def tax_class_exists(conn: Connection, slug: str) -> bool:
-    query = select(tax_classes.c.id).where(tax_classes.c.slug == slug)
-    return conn.execute(query).first() is not None
+def get_tax_class_id(conn: Connection, slug: str) -> int | None:
+    """The tax class whose slug is ``slug``."""
+    found = conn.execute(select(tax_classes.c.id).where(tax_classes.c.slug == slug)).scalar()
+    return None if found is None else int(found)
 
 
 # --- images and terms
 
 
-def replace_gallery(conn: Connection, product_id: int, media_ids: Sequence[int]) -> None:
+def update_gallery(conn: Connection, product_id: int, media_ids: Sequence[int]) -> None:
     conn.execute(delete(product_gallery).where(product_gallery.c.product_id == product_id))
     rows = [
         {"product_id": product_id, "position": position, "media_id": media_id}
@@ -197,7 +179,7 @@ def replace_gallery(conn: Connection, product_id: int, media_ids: Sequence[int])
         conn.execute(insert(product_gallery), rows)
 
 
-def replace_terms(conn: Connection, product_id: int, taxonomy: str, ids: Sequence[int]) -> None:
+def update_terms(conn: Connection, product_id: int, taxonomy: str, ids: Sequence[int]) -> None:
     """Make ``ids`` the product's terms of ``taxonomy`` (its other taxonomies are untouched)."""
     of_taxonomy = select(terms.c.id).where(terms.c.taxonomy == taxonomy)
     conn.execute(
@@ -213,7 +195,7 @@ def replace_terms(conn: Connection, product_id: int, taxonomy: str, ids: Sequenc
 # --- attributes
 
 
-def global_attributes(conn: Connection, slugs: Iterable[str]) -> dict[str, dict[str, Any]]:
+def get_global_attributes(conn: Connection, slugs: Iterable[str]) -> dict[str, dict[str, Any]]:
     """The global attributes of ``slugs`` (stored slugs, without ``pa_``), by slug."""
     wanted = sorted(set(slugs))
     if not wanted:
@@ -224,7 +206,7 @@ def global_attributes(conn: Connection, slugs: Iterable[str]) -> dict[str, dict[
     return {row["slug"]: dict(row) for row in conn.execute(query).mappings()}
 
 
-def attribute_terms_of(conn: Connection, attribute_ids: Iterable[int]) -> list[dict[str, Any]]:
+def get_attribute_terms(conn: Connection, attribute_ids: Iterable[int]) -> list[dict[str, Any]]:
     """``{id, attribute_id, name, slug}`` of every term of these attributes, by id."""
     wanted = sorted(set(attribute_ids))
     if not wanted:
@@ -242,29 +224,21 @@ def attribute_terms_of(conn: Connection, attribute_ids: Iterable[int]) -> list[d
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
-def term_slugs_like(conn: Connection, attribute_id: int, base: str) -> set[str]:
-    query = select(attribute_terms.c.slug).where(
-        attribute_terms.c.attribute_id == attribute_id,
-        or_(
-            attribute_terms.c.slug == base,
-            attribute_terms.c.slug.startswith(base + "-", autoescape=True),
-        ),
+def get_term_slugs_like(conn: Connection, attribute_id: int, base: str) -> set[str]:
+    return slugs_like(
+        conn, attribute_terms.c.slug, base, attribute_terms.c.attribute_id == attribute_id
     )
-    return {slug for (slug,) in conn.execute(query)}
 
 
 def insert_attribute_term(conn: Connection, attribute_id: int, name: str, slug: str) -> int | None:
     """A new term of a global attribute, in a savepoint; None when its slug was taken meanwhile."""
-    try:
-        with conn.begin_nested():
-            statement = (
-                insert(attribute_terms)
-                .values(attribute_id=attribute_id, name=name, slug=slug)
-                .returning(attribute_terms.c.id)
-            )
-            return int(conn.execute(statement).scalar_one())
-    except IntegrityError:
-        return None
+    statement = (
+        insert(attribute_terms)
+        .values(attribute_id=attribute_id, name=name, slug=slug)
+        .returning(attribute_terms.c.id)
+    )
+    term_id = in_savepoint(conn, lambda: int(conn.execute(statement).scalar_one()))
+    return None if term_id is False else term_id
 
 
 @dataclass
@@ -281,7 +255,7 @@ class AttributeRow:
     term_ids: list[int] = field(default_factory=list)
 
 
-def replace_attributes(conn: Connection, product_id: int, rows: Sequence[AttributeRow]) -> None:
+def update_attributes(conn: Connection, product_id: int, rows: Sequence[AttributeRow]) -> None:
     """Make ``rows`` the product's whole attribute set (and chosen terms)."""
     conn.execute(
         delete(product_attribute_terms).where(product_attribute_terms.c.product_id == product_id)
@@ -307,7 +281,7 @@ def replace_attributes(conn: Connection, product_id: int, rows: Sequence[Attribu
         conn.execute(insert(product_attribute_terms), chosen)
 
 
-def product_attributes_of(conn: Connection, product_id: int) -> list[dict[str, Any]]:
+def get_product_attributes(conn: Connection, product_id: int) -> list[dict[str, Any]]:
     """The product's attributes as ``{attribute_id, name, slug (global), variation, options
     (custom texts), terms (global: {name, slug} of the chosen terms)}``, by position."""
     rows = [
@@ -364,9 +338,7 @@ def product_attributes_of(conn: Connection, product_id: int) -> list[dict[str, A
     return result
 
 
-def replace_variation_values(
-    conn: Connection, variation_id: int, values: Mapping[str, str]
-) -> None:
+def update_variation_values(conn: Connection, variation_id: int, values: Mapping[str, str]) -> None:
     conn.execute(
         delete(variation_attributes).where(variation_attributes.c.variation_id == variation_id)
     )
@@ -378,7 +350,7 @@ def replace_variation_values(
         conn.execute(insert(variation_attributes), rows)
 
 
-def variation_values(conn: Connection, variation_id: int) -> dict[str, str]:
+def get_variation_values(conn: Connection, variation_id: int) -> dict[str, str]:
     query = select(variation_attributes.c.attribute_key, variation_attributes.c.value).where(
         variation_attributes.c.variation_id == variation_id
     )
@@ -388,12 +360,7 @@ def variation_values(conn: Connection, variation_id: int) -> dict[str, str]:
 # --- downloads
 
 
-def download_keys(conn: Connection, product_id: int) -> list[str]:
-    query = select(downloads.c.download_key).where(downloads.c.product_id == product_id)
-    return [str(key) for key in conn.execute(query).scalars()]
-
-
-def replace_downloads(
+def update_downloads(
     conn: Connection, product_id: int, items: Sequence[tuple[str, str, str]]
 ) -> None:
     """Make ``items`` (``(download_key, name, file)``) the product's downloads, in order."""
@@ -409,21 +376,9 @@ def replace_downloads(
 # --- variations
 
 
-def variations_of(conn: Connection, product_id: int) -> list[dict[str, Any]]:
-    """``{id, status, manage_stock, stock_status}`` of the product's variations, by menu order
-    then id."""
-    query = (
-        select(products.c.id, products.c.status, products.c.manage_stock, products.c.stock_status)
-        .where(products.c.parent_id == product_id, products.c.type == "variation")
-        .order_by(products.c.menu_order, products.c.id)
+def get_variation_titles(conn: Connection, product_id: int) -> list[tuple[int, str]]:
+    """``(id, title)`` of the product's variations (trashed ones too)."""
+    query = select(products.c.id, products.c.title).where(
+        products.c.parent_id == product_id, products.c.type == "variation"
     )
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def is_variation_of(conn: Connection, variation_id: int, product_id: int) -> bool:
-    query = select(products.c.id).where(
-        products.c.id == variation_id,
-        products.c.parent_id == product_id,
-        products.c.type == "variation",
-    )
-    return conn.execute(query).first() is not None
+    return [(int(i), str(t)) for i, t in conn.execute(query.order_by(products.c.id))]

@@ -7,8 +7,8 @@ children that need them for a price (a variable product inside a group), and the
 table once with ``WHERE product_id IN (...)``. The number of statements therefore depends on the
 shape of the data (empty stages are skipped), never on how many products are asked for.
 
-Also here: the small helpers the shared record validation and DELETE need (``product_kind``,
-``trash``, ``delete_permanently``).
+Also here: the small helpers the shared record validation, DELETE and a variable product's stock
+status need (``product_kind``, ``update_to_trash``, ``delete_product``, ``get_variation_stock``).
 """
 
 from __future__ import annotations
@@ -613,7 +613,7 @@ def product_kind(conn: Connection, product_id: int) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
-def trash(conn: Connection, product_id: int, now: dt.datetime) -> bool:
+def update_to_trash(conn: Connection, product_id: int, now: dt.datetime) -> bool:
     """Move a product (and, for a variable product, its variations) to the trash, keeping each
     one's status in ``status_before_trash``; True when the product was moved."""
     moved = conn.execute(
@@ -634,10 +634,15 @@ def trash(conn: Connection, product_id: int, now: dt.datetime) -> bool:
     return moved > 0
 
 
-def variation_stock(conn: Connection, parent_id: int) -> list[dict[str, Any]]:
-    """``{manage_stock, stock_status}`` of a product's variations that are published or
-    private (the ones its stock status derives from)."""
-    query = select(products.c.manage_stock, products.c.stock_status).where(
+def get_variation_stock(conn: Connection, parent_id: int) -> list[dict[str, Any]]:
+    """``{manage_stock, stock_quantity, backorders, stock_status}`` of a product's variations
+    that are published or private (the ones its stock status derives from)."""
+    query = select(
+        products.c.manage_stock,
+        products.c.stock_quantity,
+        products.c.backorders,
+        products.c.stock_status,
+    ).where(
         products.c.parent_id == parent_id,
         products.c.type == "variation",
         products.c.status.in_(("publish", "private")),
@@ -645,7 +650,7 @@ def variation_stock(conn: Connection, parent_id: int) -> list[dict[str, Any]]:
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
-def stock_row(conn: Connection, product_id: int) -> dict[str, Any] | None:
+def get_stock_row(conn: Connection, product_id: int) -> dict[str, Any] | None:
     """The stock columns (and type) of one product."""
     query = select(
         products.c.id,
@@ -659,11 +664,11 @@ def stock_row(conn: Connection, product_id: int) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
-def set_stock_status(conn: Connection, product_id: int, status: str) -> None:
+def update_stock_status(conn: Connection, product_id: int, status: str) -> None:
     conn.execute(update(products).where(products.c.id == product_id).values(stock_status=status))
 
 
-def delete_permanently(conn: Connection, product_id: int) -> bool:
+def delete_product(conn: Connection, product_id: int) -> bool:
     """Delete a product for good: its variations are deleted, other children detached (their
     ``parent_id`` cleared); child rows (gallery, terms, attributes, downloads, reviews) go by
     cascade. True when the product existed."""
@@ -672,11 +677,3 @@ def delete_permanently(conn: Connection, product_id: int) -> bool:
     )
     conn.execute(update(products).where(products.c.parent_id == product_id).values(parent_id=None))
     return conn.execute(delete(products).where(products.c.id == product_id)).rowcount > 0
-
-
-def ids_by_sku(conn: Connection, sku: str) -> list[int]:
-    """Non-trashed products and variations with this SKU (case-insensitive)."""
-    query = select(products.c.id).where(
-        func.lower(products.c.sku) == sku.lower(), products.c.status != "trash"
-    )
-    return [int(i) for i in conn.execute(query).scalars()]

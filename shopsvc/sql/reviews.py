@@ -6,7 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import Connection, insert, select
+import sqlalchemy as sa
+from sqlalchemy import Connection, select
 
 from shopsvc.sql.tables import reviews
 
@@ -38,8 +39,8 @@ def get(conn: Connection, review_id: int) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
-def create(conn: Connection, values: dict[str, Any], now: dt.datetime) -> int:
+def insert(conn: Connection, values: dict[str, Any], now: dt.datetime) -> int:
     """A new review from ``product_id``, ``reviewer_name``, ``reviewer_email``, ``review`` and
     optionally ``rating``, ``verified``, ``approved``; its id."""
-    statement = insert(reviews).values(**{"created_at": now, **values}).returning(reviews.c.id)
+    statement = sa.insert(reviews).values(**{"created_at": now, **values}).returning(reviews.c.id)
     return int(conn.execute(statement).scalar_one())

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, delete, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
 
+from shopsvc.sql.common import in_savepoint
 from shopsvc.sql.paging import Listable, ListFilters, common_filters, count, fetch_page
 from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates
 
@@ -99,11 +99,7 @@ def count_rates(conn: Connection, params: ListFilters, tax_class: ClassFilter) -
     return count(conn, select(tax_rates.c.id).select_from(_RATES), terms)
 
 
-def create_rate(
-    conn: Connection,
-    values: dict[str, Any],
-    locations: dict[str, list[str]],
-) -> int:
+def insert_rate(conn: Connection, values: dict[str, Any], locations: dict[str, list[str]]) -> int:
     """Insert a rate (``values`` by column name) and its locations; returns the new id."""
     result = conn.execute(insert(tax_rates).values(**values).returning(tax_rates.c.id))
     rate_id = int(result.scalar_one())
@@ -161,14 +157,10 @@ def count_classes(conn: Connection) -> int:
     return int(conn.execute(select(func.count()).select_from(tax_classes)).scalar_one())
 
 
-def create_class(conn: Connection, slug: str, name: str) -> bool:
+def insert_class(conn: Connection, slug: str, name: str) -> bool:
     """Insert a class in a savepoint; False when a unique index refused it (a duplicate)."""
-    try:
-        with conn.begin_nested():
-            conn.execute(insert(tax_classes).values(slug=slug, name=name))
-    except IntegrityError:
-        return False
-    return True
+    statement = insert(tax_classes).values(slug=slug, name=name)
+    return in_savepoint(conn, lambda: conn.execute(statement)) is not False
 
 
 def delete_class(conn: Connection, slug: str) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import (
     Column,
     ColumnElement,
@@ -22,17 +23,13 @@ from sqlalchemy import (
     FromClause,
     Select,
     Table,
-    delete,
     func,
-    insert,
     literal_column,
     null,
-    or_,
     select,
-    update,
 )
-from sqlalchemy.exc import IntegrityError
 
+from shopsvc.sql import common
 from shopsvc.sql.tables import (
     attribute_terms,
     media,
@@ -204,14 +201,7 @@ def slug_owner(conn: Connection, scope: Scope, slug: str) -> int | None:
 
 def slugs_like(conn: Connection, scope: Scope, base: str, exclude: int | None = None) -> set[str]:
     """The slugs of the scope that are ``base`` or ``base-…`` (for making a new one unique)."""
-    table = scope.table
-    query = select(table.c.slug).where(
-        scope.where(),
-        or_(table.c.slug == base, table.c.slug.startswith(base + "-", autoescape=True)),
-    )
-    if exclude is not None:
-        query = query.where(table.c.id != exclude)
-    return {slug for (slug,) in conn.execute(query)}
+    return common.slugs_like(conn, scope.column("slug"), base, scope.where(), exclude=exclude)
 
 
 # --- writing
@@ -222,35 +212,26 @@ def _values(scope: Scope, values: dict[str, Any]) -> dict[str, Any]:
     return {_column_name(k): v for k, v in values.items() if scope.store.has(k)}
 
 
-def insert_term(conn: Connection, scope: Scope, values: dict[str, Any]) -> int | None:
+def insert(conn: Connection, scope: Scope, values: dict[str, Any]) -> int | None:
     """Insert a term in a savepoint; its id, or None when a unique index refused it."""
     table = scope.table
     row = {**_values(scope, values), scope.store.scope_column.name: scope.value}
-    try:
-        with conn.begin_nested():
-            new_id = conn.execute(insert(table).values(**row).returning(table.c.id)).scalar_one()
-    except IntegrityError:
-        return None
-    return int(new_id)
+    statement = sa.insert(table).values(**row).returning(table.c.id)
+    found = common.in_savepoint(conn, lambda: int(conn.execute(statement).scalar_one()))
+    return None if found is False else found
 
 
-def update_term(conn: Connection, scope: Scope, term_id: int, values: dict[str, Any]) -> bool:
+def update(conn: Connection, scope: Scope, term_id: int, values: dict[str, Any]) -> bool:
     """Update a term in a savepoint; False when a unique index refused it."""
     changes = _values(scope, values)
     if not changes:
         return True
     table = scope.table
-    try:
-        with conn.begin_nested():
-            conn.execute(
-                update(table).where(scope.where(), table.c.id == term_id).values(**changes)
-            )
-    except IntegrityError:
-        return False
-    return True
+    statement = sa.update(table).where(scope.where(), table.c.id == term_id).values(**changes)
+    return common.in_savepoint(conn, lambda: conn.execute(statement)) is not False
 
 
-def delete_term(conn: Connection, scope: Scope, term_id: int) -> bool:
+def delete(conn: Connection, scope: Scope, term_id: int) -> bool:
     """Delete a term: its children move up to its parent and products stop using it. False when
     no row was deleted."""
     table = scope.table
@@ -258,15 +239,15 @@ def delete_term(conn: Connection, scope: Scope, term_id: int) -> bool:
     if store.has("parent"):
         parent = select(table.c.parent_id).where(table.c.id == term_id).scalar_subquery()
         conn.execute(
-            update(table)
+            sa.update(table)
             .where(scope.where(), table.c.parent_id == term_id)
             .values(parent_id=func.coalesce(parent, 0))
         )
     if store.usage_product is None:
         conn.execute(
-            update(products).where(store.usage_term == term_id).values({store.usage_term: None})
+            sa.update(products).where(store.usage_term == term_id).values({store.usage_term: None})
         )
     else:
-        conn.execute(delete(store.usage_product.table).where(store.usage_term == term_id))
-    result = conn.execute(delete(table).where(scope.where(), table.c.id == term_id))
+        conn.execute(sa.delete(store.usage_product.table).where(store.usage_term == term_id))
+    result = conn.execute(sa.delete(table).where(scope.where(), table.c.id == term_id))
     return result.rowcount > 0

@@ -5,9 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, delete, insert, select, update
+import sqlalchemy as sa
+from sqlalchemy import ColumnElement, Connection, select
 
-from shopsvc.sql.paging import Listable, ListFilters, common_filters, count, fetch_page
+from shopsvc.sql import paging
+from shopsvc.sql.paging import Listable, ListFilters
 from shopsvc.sql.tables import webhooks
 
 LISTABLE = Listable(
@@ -45,26 +47,28 @@ def get(conn: Connection, webhook_id: int) -> dict[str, Any] | None:
 def page(
     conn: Connection, params: ListFilters, status: str | None
 ) -> tuple[list[dict[str, Any]], int]:
-    return fetch_page(conn, select(*_COLUMNS), LISTABLE, params, _status_terms(status))
+    return paging.fetch_page(conn, select(*_COLUMNS), LISTABLE, params, _status_terms(status))
 
 
-def total(conn: Connection, params: ListFilters, status: str | None) -> int:
-    terms = [*_status_terms(status), *common_filters(LISTABLE, params)]
-    return count(conn, select(webhooks.c.id), terms)
+def count(conn: Connection, params: ListFilters, status: str | None) -> int:
+    terms = [*_status_terms(status), *paging.common_filters(LISTABLE, params)]
+    return paging.count(conn, select(webhooks.c.id), terms)
 
 
-def create(conn: Connection, values: dict[str, Any], now: dt.datetime) -> int:
-    result = conn.execute(
-        insert(webhooks).values(**values, created_at=now, updated_at=now).returning(webhooks.c.id)
+def insert(conn: Connection, values: dict[str, Any], now: dt.datetime) -> int:
+    statement = (
+        sa.insert(webhooks)
+        .values(**values, created_at=now, updated_at=now)
+        .returning(webhooks.c.id)
     )
-    return int(result.scalar_one())
+    return int(conn.execute(statement).scalar_one())
 
 
-def edit(conn: Connection, webhook_id: int, values: dict[str, Any], now: dt.datetime) -> None:
+def update(conn: Connection, webhook_id: int, values: dict[str, Any], now: dt.datetime) -> None:
     conn.execute(
-        update(webhooks).where(webhooks.c.id == webhook_id).values(**values, updated_at=now)
+        sa.update(webhooks).where(webhooks.c.id == webhook_id).values(**values, updated_at=now)
     )
 
 
-def remove(conn: Connection, webhook_id: int) -> bool:
-    return conn.execute(delete(webhooks).where(webhooks.c.id == webhook_id)).rowcount > 0
+def delete(conn: Connection, webhook_id: int) -> bool:
+    return conn.execute(sa.delete(webhooks).where(webhooks.c.id == webhook_id)).rowcount > 0

@@ -4,6 +4,5 @@ from pyramid.config import Configurator
 
 
 def includeme(config: Configurator) -> None:
-    config.scan("shopsvc.errors")
     config.scan("shopsvc.views")
     config.include("shopsvc.views.terms")

@@ -2,10 +2,11 @@
 /products/<id>``, ``GET /products/<id>/reviews`` and ``GET /products/<id>/orders``.
 
 Single-record routes run the shared record validation first (id 0, existence, capability:
-``shopsvc.product_records.load_for``). Lists show published products only unless
+``shopsvc.families.PRODUCTS``). Lists show published products only unless
 ``filter[post_status]`` says otherwise; records the caller may not read are left out of the body
 but still counted in the headers (reference §4). The records themselves come from
-``shopsvc.product_records`` (a fixed number of statements per page).
+``shopsvc.records.products`` (a fixed number of statements per page); a delete is
+``shopsvc.writers.products.delete_product``.
 """
 
 from __future__ import annotations
@@ -18,16 +19,16 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc import rendering
-from shopsvc.domain import catalog, stock
-from shopsvc.errors import ApiError
+from shopsvc.domain import catalog
+from shopsvc.families import PRODUCTS
 from shopsvc.listing import COMMON_ORDERBY, parse_list_params
-from shopsvc.product_records import load_for, product_record, product_records
+from shopsvc.records.products import product_record, product_records
 from shopsvc.resources import Product, ProductOrders, ProductReviews, Products, ProductsCount
 from shopsvc.sql import products as products_sql
 from shopsvc.sql import reviews as reviews_sql
 from shopsvc.sql.products import ProductFilters
-from shopsvc.sql.tables import utc_now
 from shopsvc.validation.types import parse_loose_bool
+from shopsvc.writers import products as writer
 
 READ = {"request_method": ("GET", "HEAD")}
 ORDERBY = {**COMMON_ORDERBY, "title": "title", "name": "title", "menu_order": "menu_order"}
@@ -91,17 +92,17 @@ def list_products(context: Products, request: Request) -> Response:
     filters = product_filters(request.query, request.filters)
     ids, total = products_sql.page_product_ids(request.db, params, filters)
     readable = request.has_permission(READ_CAPABILITY)
-    records = _with_meta(request, product_records(request, ids)) if readable and ids else []
+    records = (
+        _with_meta(request, product_records(request.record_context, ids))
+        if readable and ids
+        else []
+    )
     return rendering.listing(request, "products", records, total, params.page, params.limit)
 
 
 @view_config(context=ProductsCount, **READ)
 def count_products(context: ProductsCount, request: Request) -> Response:
-    request.require(
-        READ_CAPABILITY,
-        "shop_api_user_cannot_read_products_count",
-        "You do not have permission to read the products count.",
-    )
+    PRODUCTS.require(request, "count")
     params = parse_list_params(request.query, request.filters, request.shop, ORDERBY)
     filters = product_filters(request.query, request.filters)
     return rendering.count(request, products_sql.count_products(request.db, params, filters))
@@ -109,8 +110,8 @@ def count_products(context: ProductsCount, request: Request) -> Response:
 
 @view_config(context=Product, **READ)
 def get_product(context: Product, request: Request) -> Response:
-    load_for(request, context.id, "read")
-    (record,) = _with_meta(request, [product_record(request, context.id)])
+    PRODUCTS.load(request, context.id, "read")
+    (record,) = _with_meta(request, [product_record(request.record_context, context.id)])
     return rendering.single(request, "product", record)
 
 
@@ -118,41 +119,12 @@ def get_product(context: Product, request: Request) -> Response:
 def delete_product(context: Product, request: Request) -> Response:
     """``force`` with a §2 true spelling deletes for good (200); anything else trashes (202),
     and a product already in the trash stays as it is."""
-    row = load_for(request, context.id, "delete")
-    if parse_loose_bool(request.query.get("force", "")) is True:
-        if not products_sql.delete_permanently(request.db, context.id):
-            raise ApiError("shop_api_cannot_delete_product", "This product cannot be deleted.", 500)
-        _resync_parent_stock(request, row)
+    row = PRODUCTS.load(request, context.id, "delete")
+    force = parse_loose_bool(request.query.get("force", "")) is True
+    writer.delete_product(request.write_context, row, force=force)
+    if force:
         return rendering.message(request, "Permanently deleted product")
-    if row["status"] != "trash":
-        products_sql.trash(request.db, context.id, utc_now())
-        _resync_parent_stock(request, row)
     return rendering.message(request, "Deleted product", status=202)
-
-
-def _resync_parent_stock(request: Request, row: dict[str, Any]) -> None:
-    """After a variation leaves, its variable parent's stock status follows the variations that
-    remain (a variation that does not manage its stock while the parent does counts with the
-    parent's quantity-derived status)."""
-    if row["type"] != "variation" or not row["parent_id"]:
-        return
-    parent = products_sql.stock_row(request.db, row["parent_id"])
-    if parent is None or parent["type"] != "variable":
-        return
-    shop = request.shop
-    parent_manages = shop.manage_stock and bool(parent["manage_stock"])
-    parent_status = stock.stock_status(
-        True, parent["stock_quantity"], parent["backorders"], shop.out_of_stock_threshold, None
-    )
-    statuses = [
-        parent_status
-        if parent_manages and not (shop.manage_stock and child["manage_stock"])
-        else child["stock_status"]
-        for child in products_sql.variation_stock(request.db, parent["id"])
-    ]
-    status = stock.variable_stock_status(statuses)
-    if status != parent["stock_status"]:
-        products_sql.set_stock_status(request.db, parent["id"], status)
 
 
 def review_record(row: dict[str, Any]) -> dict[str, Any]:
@@ -172,7 +144,7 @@ def review_record(row: dict[str, Any]) -> dict[str, Any]:
 def list_reviews(context: ProductReviews, request: Request) -> Response:
     product = context.find(Product)
     assert isinstance(product, Product)
-    load_for(request, product.id, "read")
+    PRODUCTS.load(request, product.id, "read")
     records = [review_record(row) for row in reviews_sql.approved(request.db, product.id)]
     return rendering.listing(request, "product_reviews", records, len(records))
 
@@ -183,6 +155,6 @@ def list_product_orders(context: ProductOrders, request: Request) -> Response:
     the list is empty (the orders family fills it)."""
     product = context.find(Product)
     assert isinstance(product, Product)
-    load_for(request, product.id, "read")
+    PRODUCTS.load(request, product.id, "read")
     params = parse_list_params(request.query, request.filters, request.shop)
     return rendering.listing(request, "orders", [], 0, params.page, params.limit)

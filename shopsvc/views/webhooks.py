@@ -13,11 +13,12 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc import rendering
-from shopsvc.delivery.outbound import ping
-from shopsvc.domain.topics import parse_topic
+from shopsvc.delivery.ping import ping
 from shopsvc.domain.webhooks import STATUSES, default_name, new_secret
 from shopsvc.errors import ApiError, invalid_param
+from shopsvc.families import WEBHOOKS
 from shopsvc.listing import COMMON_ORDERBY, parse_list_params
+from shopsvc.records.webhooks import webhook_record, webhook_record_by_id
 from shopsvc.resources import Webhook, WebhookDeliveries, WebhookDelivery, Webhooks, WebhooksCount
 from shopsvc.sql import webhooks as webhooks_sql
 from shopsvc.sql.tables import utc_now
@@ -31,22 +32,6 @@ READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
 
-def webhook_record(row: dict[str, Any]) -> dict[str, Any]:
-    topic = parse_topic(row["topic"])
-    return {
-        "id": row["id"],
-        "name": row["name"],
-        "status": row["status"],
-        "topic": row["topic"],
-        "resource": topic.resource if topic else "",
-        "event": topic.event if topic else "",
-        "hooks": list(topic.hooks) if topic else [],
-        "delivery_url": row["delivery_url"],
-        "created_at": rendering.format_timestamp(row["created_at"]),
-        "updated_at": rendering.format_timestamp(row["updated_at"]),
-    }
-
-
 def _list_status(request: Request) -> str | None:
     status = (request.query.get("status") or "all").strip().lower()
     if status not in LIST_STATUSES:
@@ -54,46 +39,22 @@ def _list_status(request: Request) -> str | None:
     return None if status == "all" else status
 
 
-def _load(request: Request, webhook_id: int, action: str) -> dict[str, Any]:
-    """The webhook, checked in the spec's order: id, existence, then capability."""
-    if webhook_id <= 0:
-        raise ApiError("shop_api_invalid_webhook_id", "Invalid webhook ID.", 404)
-    row = webhooks_sql.get(request.db, webhook_id)
-    if row is None:
-        raise ApiError(
-            "shop_api_no_webhook_found", f"No webhook found with the ID equal to {webhook_id}", 404
-        )
-    request.require(
-        "manage_shop",
-        f"shop_api_user_cannot_{action}_webhook",
-        f"You do not have permission to {action} this webhook.",
-    )
-    return row
-
-
 @view_config(context=Webhooks, **READ)
 def list_webhooks(context: Webhooks, request: Request) -> Response:
-    request.require(
-        "manage_shop",
-        "shop_api_user_cannot_read_webhook",
-        "You do not have permission to read webhooks.",
-    )
+    WEBHOOKS.require(request, "list")
     params = parse_list_params(request.query, request.filters, request.shop, ORDERBY)
     status = _list_status(request)
     rows, total = webhooks_sql.page(request.db, params, status)
-    records = [webhook_record(row) for row in rows]
+    ctx = request.record_context
+    records = [webhook_record(ctx, row) for row in rows]
     return rendering.listing(request, "webhooks", records, total, params.page, params.limit)
 
 
 @view_config(context=WebhooksCount, **READ)
 def count_webhooks(context: WebhooksCount, request: Request) -> Response:
-    request.require(
-        "manage_shop",
-        "shop_api_user_cannot_read_webhooks_count",
-        "You do not have permission to read the webhooks count.",
-    )
+    WEBHOOKS.require(request, "count")
     params = parse_list_params(request.query, request.filters, request.shop, ORDERBY)
-    return rendering.count(request, webhooks_sql.total(request.db, params, _list_status(request)))
+    return rendering.count(request, webhooks_sql.count(request.db, params, _list_status(request)))
 
 
 @view_config(context=Webhooks, request_method="POST")
@@ -101,14 +62,10 @@ def create_webhook(context: Webhooks, request: Request) -> Response:
     data = request.envelope(
         "webhook", "shop_api_missing_webhook_data", "No webhook data specified to create webhook."
     )
-    request.require(
-        "manage_shop",
-        "shop_api_user_cannot_create_webhooks",
-        "You do not have permission to create webhooks.",
-    )
+    WEBHOOKS.require(request, "create")
     clean = validation.clean_create(require_object(data, "webhook"))
     now = utc_now()
-    webhook_id = webhooks_sql.create(
+    webhook_id = webhooks_sql.insert(
         request.db,
         {
             "name": clean.get("name") or default_name(now),
@@ -121,19 +78,18 @@ def create_webhook(context: Webhooks, request: Request) -> Response:
         },
         now,
     )
-    row = webhooks_sql.get(request.db, webhook_id)
-    assert row is not None
+    record = webhook_record_by_id(request.record_context, webhook_id)
     shop = request.shop
     request.after_commit(
         lambda: ping(clean["delivery_url"], webhook_id, shop.allow_private_targets)
     )
-    return rendering.single(request, "webhook", webhook_record(row), status=201)
+    return rendering.single(request, "webhook", record, status=201)
 
 
 @view_config(context=Webhook, **READ)
 def get_webhook(context: Webhook, request: Request) -> Response:
-    row = _load(request, context.id, "read")
-    return rendering.single(request, "webhook", webhook_record(row))
+    row = WEBHOOKS.load(request, context.id, "read")
+    return rendering.single(request, "webhook", webhook_record(request.record_context, row))
 
 
 @view_config(context=Webhook, **EDIT)
@@ -141,23 +97,22 @@ def edit_webhook(context: Webhook, request: Request) -> Response:
     data = request.envelope(
         "webhook", "shop_api_missing_webhook_data", "No webhook data specified to edit webhook."
     )
-    _load(request, context.id, "edit")
+    WEBHOOKS.load(request, context.id, "edit")
     clean = validation.clean_edit(require_object(data, "webhook"))
     values: dict[str, Any] = {k: v for k, v in clean.items() if k != "topic"}
     if "topic" in clean:
         values["topic"] = clean["topic"].name
     if values.get("status") == "active":
         values["failure_count"] = 0
-    webhooks_sql.edit(request.db, context.id, values, utc_now())
-    row = webhooks_sql.get(request.db, context.id)
-    assert row is not None
-    return rendering.single(request, "webhook", webhook_record(row))
+    webhooks_sql.update(request.db, context.id, values, utc_now())
+    record = webhook_record_by_id(request.record_context, context.id)
+    return rendering.single(request, "webhook", record)
 
 
 @view_config(context=Webhook, request_method="DELETE")
 def delete_webhook(context: Webhook, request: Request) -> Response:
-    _load(request, context.id, "delete")
-    webhooks_sql.remove(request.db, context.id)
+    WEBHOOKS.load(request, context.id, "delete")
+    webhooks_sql.delete(request.db, context.id)
     return rendering.message(request, "Permanently deleted webhook")
 
 
@@ -165,7 +120,7 @@ def delete_webhook(context: Webhook, request: Request) -> Response:
 def list_deliveries(context: WebhookDeliveries, request: Request) -> Response:
     webhook = context.find(Webhook)
     assert isinstance(webhook, Webhook)
-    _load(request, webhook.id, "read")
+    WEBHOOKS.load(request, webhook.id, "read")
     return rendering.listing(request, "webhook_deliveries", [], 0)
 
 
@@ -173,7 +128,7 @@ def list_deliveries(context: WebhookDeliveries, request: Request) -> Response:
 def get_delivery(context: WebhookDelivery, request: Request) -> Response:
     webhook = context.find(Webhook)
     assert isinstance(webhook, Webhook)
-    _load(request, webhook.id, "read")
+    WEBHOOKS.load(request, webhook.id, "read")
     if context.id <= 0:
         raise ApiError("shop_api_invalid_webhook_delivery_id", "Invalid webhook delivery ID.", 404)
     raise ApiError("shop_api_invalid_webhook_delivery_id", "Invalid webhook delivery.", 400)

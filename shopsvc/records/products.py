@@ -1,7 +1,8 @@
 """The product record: the JSON of a product or variation as every product route returns it.
 
-Used by the read routes (``shopsvc.views.products``) and by every write route (which answers
-with the record of what it wrote), so it lives outside ``shopsvc.views``. Field order and rules:
+Used by the read routes (``shopsvc.views.products``), by every write route (which answers with
+the record of what it wrote) and by whatever renders a product without a request (the CLI, the
+webhook delivery worker): everything comes from a :class:`RecordContext`. Field order and rules:
 reference products.md §2 (product, "final"), §2.2 (images), §2.3 (attributes) and §3 (variations,
 ``parent``, ``grouped_products``), with decisions.md §5 and §7 "Products" where they differ.
 
@@ -26,30 +27,16 @@ from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
 
-from pyramid.request import Request
-
 from shopsvc.domain import catalog, pricing, stock
+from shopsvc.domain.money import format_decimal
+from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.errors import ApiError
-from shopsvc.media import media_url, placeholder_url
-from shopsvc.rendering import format_decimal, format_timestamp
+from shopsvc.records.context import RecordContext
 from shopsvc.settings import Settings
-from shopsvc.sql.products import ProductAttribute, ProductData, load_products, product_kind
+from shopsvc.sql.products import ProductAttribute, ProductData, load_products
 
-#: The capability each action of the shared record validation needs (decisions.md §7).
-CAPABILITIES = {
-    "read": "read_private_products",
-    "edit": "edit_products",
-    "delete": "delete_products",
-}
 OWN_PRICE_TYPES = ("simple", "external", "variation")
 PLACEHOLDER_TITLE = "Placeholder"
-
-
-# --- the shared record validation
-
-
-def invalid_id() -> ApiError:
-    return ApiError("shop_api_invalid_product_id", "Invalid product ID.", 404)
 
 
 def not_found(product_id: int) -> ApiError:
@@ -58,32 +45,14 @@ def not_found(product_id: int) -> ApiError:
     )
 
 
-def load_for(request: Request, product_id: int, action: str) -> dict[str, Any]:
-    """The shared record validation of products and variations, in order: id 0 → 404
-    ``shop_api_invalid_product_id``; no such product → 404 ``shop_api_no_product_found``; then
-    401 ``shop_api_user_cannot_<action>_product`` without the action's capability. ``action``
-    is ``read``, ``edit`` or ``delete``. Returns ``{id, type, status, parent_id}``."""
-    if action not in CAPABILITIES:
-        raise ValueError(f"unknown action {action!r}")
-    if product_id <= 0:
-        raise invalid_id()
-    row = product_kind(request.db, product_id)
-    if row is None:
-        raise not_found(product_id)
-    request.require(
-        CAPABILITIES[action],
-        f"shop_api_user_cannot_{action}_product",
-        f"You do not have permission to {action} this product.",
-    )
-    return row
-
-
 # --- rendering context
 
 
 @dataclass
 class _Context:
-    request: Request
+    """The record context plus what one batch of records computes once and shares."""
+
+    base: RecordContext
     settings: Settings
     now: dt.datetime
     money: pricing.MoneyFormat
@@ -96,23 +65,14 @@ class _Context:
     )
 
     @classmethod
-    def of(cls, request: Request) -> _Context:
-        shop = request.shop
-        money = pricing.MoneyFormat.for_currency(
-            shop.currency,
-            position=shop.currency_position,
-            thousand_separator=shop.thousand_separator,
-            decimal_separator=shop.decimal_separator,
-            decimals=shop.price_decimals,
-            suffix=shop.price_display_suffix,
-        )
+    def of(cls, base: RecordContext) -> _Context:
         return cls(
-            request=request,
-            settings=shop,
-            now=dt.datetime.now(dt.UTC),
-            money=money,
-            can_edit=bool(request.has_permission("edit_products")),
-            placeholder=placeholder_url(request),
+            base=base,
+            settings=base.settings,
+            now=base.now,
+            money=base.money,
+            can_edit=base.may("edit_products"),
+            placeholder=base.placeholder_url,
         )
 
     def price(self, value: Decimal | None) -> str:
@@ -204,31 +164,32 @@ def _stock(node: ProductData, ctx: _Context) -> _Stock:
     return found
 
 
+def _stored_stock(node: ProductData) -> stock.StockState:
+    """The stock columns of ``node`` as stored (``manage_stock`` false for a type that never
+    manages stock)."""
+    row = node.row
+    manages = stock.manages_stock(node.type, bool(row["manage_stock"]))
+    return stock.StockState(manages, row["stock_quantity"], row["backorders"], row["stock_status"])
+
+
 def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
-    """The stock fields. Store-wide management off: nothing is managed. A variation that does
-    not manage its stock but whose parent does shows the parent's stock (``managing_stock``
-    true, the parent's quantity and backorders, the status they give); a variation's quantity is
-    always an integer (0 when nobody manages it)."""
+    """The stock fields. Store-wide management off: nothing is managed. A variation follows
+    :func:`shopsvc.domain.stock.variation_stock` (its own stock, else its managing parent's);
+    its quantity is always an integer (0 when nobody manages it)."""
     row = node.row
     store = ctx.settings.manage_stock
     if node.type == "variation":
         parent = node.parent
-        own = store and bool(row["manage_stock"])
-        by_parent = (
-            not own
-            and store
-            and parent is not None
-            and stock.manages_stock(parent.type, bool(parent.row["manage_stock"]))
+        held = stock.variation_stock(
+            _stored_stock(node),
+            _stored_stock(parent) if parent is not None else None,
+            store_manages=store,
+            threshold=ctx.settings.out_of_stock_threshold,
         )
-        source = parent.row if by_parent and parent is not None else row
-        managing = own or by_parent
-        quantity = int(source["stock_quantity"] or 0) if managing else 0
-        backorders = source["backorders"]
-        if by_parent:  # the parent's quantity decides (its own status sums up all variations)
-            threshold = ctx.settings.out_of_stock_threshold
-            status = stock.stock_status(True, quantity, backorders, threshold, None)
-        else:
-            status = source["stock_status"]
+        managing = held.manage_stock
+        quantity = int(held.quantity or 0) if managing else 0
+        backorders = held.backorders
+        status = held.status
     else:
         managing = store and stock.manages_stock(node.type, bool(row["manage_stock"]))
         quantity = int(row["stock_quantity"] or 0) if managing else None
@@ -304,7 +265,7 @@ def _image(media: dict[str, Any], position: int, ctx: _Context) -> dict[str, Any
         "id": media["id"],
         "created_at": format_timestamp(media["created_at"]),
         "updated_at": format_timestamp(media["updated_at"]),
-        "src": media_url(ctx.request, media["file"]),
+        "src": ctx.base.media_url(media["file"]),
         "title": media["title"],
         "alt": media["alt"],
         "position": position,
@@ -338,7 +299,7 @@ def _images(node: ProductData, ctx: _Context) -> list[dict[str, Any]]:
 
 def _featured_src(node: ProductData, ctx: _Context) -> str:
     media = node.featured_image
-    return media_url(ctx.request, media["file"]) if media is not None else ""
+    return ctx.base.media_url(media["file"]) if media is not None else ""
 
 
 # --- attributes
@@ -435,7 +396,7 @@ def _permalink(node: ProductData, ctx: _Context) -> str:
     """``{public_url}/product/<slug>/``; a variation: its parent's permalink plus
     ``attribute_pa_<slug>=<term slug>`` (global) or ``attribute_<key>=<value>`` (custom) for each
     attribute with a value."""
-    base = ctx.request.public_url
+    base = ctx.base.public_url
     if node.type == "variation" and node.parent is not None:
         link = f"{base}/product/{node.parent.row['slug']}/"
         args = [
@@ -475,12 +436,26 @@ def _purchaseable(node: ProductData, ctx: _Context, price: Decimal | None) -> bo
     return catalog.purchaseable(node.type, node.row["status"], price, shown, can_edit=ctx.can_edit)
 
 
+def _tax_and_stock(node: ProductData, ctx: _Context, held: _Stock) -> dict[str, Any]:
+    """The tax and stock fields, which products and variations show alike."""
+    tax_status = _from_parent(node, "tax_status")
+    return {
+        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
+        "tax_status": tax_status,
+        "tax_class": _tax_class(node),
+        "managing_stock": held.managing,
+        "stock_quantity": held.quantity,
+        "in_stock": held.in_stock,
+        "backorders_allowed": held.backorders_allowed,
+        "backordered": held.backordered,
+    }
+
+
 def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
     """One element of ``variations`` (reference §3, in its order)."""
     row = node.row
     summary = _summary(node, ctx)
     held = _stock(node, ctx)
-    tax_status = _from_parent(node, "tax_status")
     shown = catalog.variation_visible(row["status"], summary.price)
     shipping_class, shipping_class_id = _shipping_class(node)
     return {
@@ -494,14 +469,7 @@ def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
         "price": ctx.price(summary.price),
         "regular_price": ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
-        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
-        "tax_status": tax_status,
-        "tax_class": _tax_class(node),
-        "managing_stock": held.managing,
-        "stock_quantity": held.quantity,
-        "in_stock": held.in_stock,
-        "backorders_allowed": held.backorders_allowed,
-        "backordered": held.backordered,
+        **_tax_and_stock(node, ctx, held),
         "purchaseable": catalog.purchaseable(
             "variation", row["status"], summary.price, shown, can_edit=ctx.can_edit
         ),
@@ -566,14 +534,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "regular_price": "" if kind in ("variable", "grouped") else ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
         "price_html": summary.html,
-        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
-        "tax_status": tax_status,
-        "tax_class": _tax_class(node),
-        "managing_stock": held.managing,
-        "stock_quantity": held.quantity,
-        "in_stock": held.in_stock,
-        "backorders_allowed": held.backorders_allowed,
-        "backordered": held.backordered,
+        **_tax_and_stock(node, ctx, held),
         "sold_individually": bool(_from_parent(node, "sold_individually")),
         "purchaseable": _purchaseable(node, ctx, summary.price),
         "featured": bool(row["featured"]),
@@ -620,18 +581,19 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
 # --- the interface
 
 
-def product_records(request: Request, ids: Sequence[int]) -> list[dict[str, Any]]:
+def product_records(context: RecordContext, ids: Sequence[int]) -> list[dict[str, Any]]:
     """The full records of the products and variations ``ids``, in that order (ids that do not
     exist are left out). A fixed number of statements, whatever the number of ids."""
-    nodes = load_products(request.db, list(ids), hide_out_of_stock=request.shop.hide_out_of_stock)
-    ctx = _Context.of(request)
+    shop = context.settings
+    nodes = load_products(context.conn, list(ids), hide_out_of_stock=shop.hide_out_of_stock)
+    ctx = _Context.of(context)
     return [_record(nodes[i], ctx) for i in ids if i in nodes]
 
 
-def product_record(request: Request, product_id: int) -> dict[str, Any]:
+def product_record(context: RecordContext, product_id: int) -> dict[str, Any]:
     """The full record of one product or variation; 404 ``shop_api_no_product_found`` when it
     does not exist."""
-    records = product_records(request, [product_id])
+    records = product_records(context, [product_id])
     if not records:
         raise not_found(product_id)
     return records[0]

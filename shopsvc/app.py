@@ -1,0 +1,56 @@
+"""The application factory: ``main()`` only configures (the Pyramid scaffold's habit)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+from pyramid.config import Configurator
+from pyramid.events import ApplicationCreated
+from pyramid.router import Router
+
+from shopsvc.resources import Root
+from shopsvc.settings import load_settings
+from shopsvc.sql.auth import key_count
+
+log = logging.getLogger("shopsvc")  # the hint reads as the service's own line
+
+
+def first_key_hint(config_uri: str) -> str:
+    """How to make the first administrator and API key (logged by a fresh server, printed by
+    ``shopsvc CONFIG migrate`` on a database without keys)."""
+    ini = os.path.basename(config_uri)
+    return (
+        "No API key exists yet. Create an administrator and a key with:\n"
+        f"  shopsvc {ini} create-user --login admin --email admin@example.com"
+        " --role administrator\n"
+        f"  shopsvc {ini} create-key --user admin --permissions read_write"
+    )
+
+
+def _hint_first_key(event: ApplicationCreated) -> None:
+    """On a fresh installation whose schema the app migrated itself, say how to get a key."""
+    registry = event.app.registry
+    if not registry.shop.auto_migrate:
+        return  # the schema may not exist yet: `shopsvc CONFIG migrate` gives the hint then
+    with registry.engine.connect() as conn:
+        if key_count(conn):
+            return
+    log.warning("%s", first_key_hint(registry.config_uri))
+
+
+def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
+    """The WSGI application (``paste.app_factory``): it only configures. The engine and the
+    start-up migration live in ``shopsvc.db``'s ``includeme``."""
+    global_config = global_config or {}
+    config = Configurator(settings=settings, root_factory=Root)
+    config.registry.shop = load_settings(settings, here=global_config.get("here"))
+    config.registry.config_uri = global_config.get("__file__", "development.ini")
+    config.include("shopsvc.db")
+    config.include("shopsvc.rendering")
+    config.include("shopsvc.protocol")
+    config.include("shopsvc.security")
+    config.include("shopsvc.views")
+    config.add_subscriber(_hint_first_key, ApplicationCreated)
+    return config.make_wsgi_app()

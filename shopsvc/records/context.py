@@ -1,0 +1,75 @@
+"""What building a record needs, without an HTTP request in hand.
+
+A view makes one from its request (``request.record_context``); the CLI and the webhook delivery
+worker make one from an engine connection and the settings (:meth:`RecordContext.for_system`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from sqlalchemy import Connection
+
+from shopsvc.domain import pricing
+from shopsvc.settings import Settings
+
+#: The packaged image shown for a product without one (served below ``media_url``).
+PLACEHOLDER = "placeholder.png"
+
+
+@dataclass(frozen=True)
+class RecordContext:
+    """The inputs of every record: where the data is, how the shop is set up, the URL the
+    client sees, the capabilities of whoever reads it, and the time of reading."""
+
+    conn: Connection
+    settings: Settings
+    public_url: str
+    capabilities: frozenset[str]
+    now: dt.datetime
+
+    @classmethod
+    def for_system(
+        cls,
+        conn: Connection,
+        settings: Settings,
+        capabilities: Iterable[str] = (),
+        now: dt.datetime | None = None,
+    ) -> RecordContext:
+        """A context without a request (CLI, delivery worker): links use ``public_url`` (or
+        ``http://localhost`` when it is not configured)."""
+        return cls(
+            conn=conn,
+            settings=settings,
+            public_url=settings.public_url or "http://localhost",
+            capabilities=frozenset(capabilities),
+            now=now or dt.datetime.now(dt.UTC),
+        )
+
+    def may(self, capability: str) -> bool:
+        return capability in self.capabilities
+
+    def media_url(self, file: str) -> str:
+        """The public URL of a stored file (``file`` as in ``media.file``)."""
+        return f"{self.public_url}{self.settings.media_url}/{quote(file)}"
+
+    @property
+    def placeholder_url(self) -> str:
+        return self.media_url(PLACEHOLDER)
+
+    @functools.cached_property
+    def money(self) -> pricing.MoneyFormat:
+        """How the shop writes amounts in ``price_html``."""
+        shop = self.settings
+        return pricing.MoneyFormat.for_currency(
+            shop.currency,
+            position=shop.currency_position,
+            thousand_separator=shop.thousand_separator,
+            decimal_separator=shop.decimal_separator,
+            decimals=shop.price_decimals,
+            suffix=shop.price_display_suffix,
+        )

@@ -1,0 +1,31 @@
+"""What a writer needs, instead of the request."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy import Connection
+
+from shopsvc.settings import Settings
+
+#: ``download(url, error_code)``: store the image at ``url`` as a new media row; its id.
+Download = Callable[[str, str], int]
+
+
+def _no_downloads(url: str, error_code: str) -> int:
+    raise RuntimeError(f"this write cannot download images ({url})")
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """The inputs of every write: the connection (and its transaction), the shop's settings, the
+    time of the write as stored (UTC, naive, whole seconds: ``sql.tables.utc_now``) and how to
+    download an image (a view passes ``shopsvc.media.download_image`` bound to its request, which
+    deletes the file again when the transaction rolls back)."""
+
+    conn: Connection
+    settings: Settings
+    now: dt.datetime
+    download: Download = _no_downloads

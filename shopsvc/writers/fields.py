@@ -1,0 +1,119 @@
+"""The write fields products and variations share: SKU, shipping, prices, tax class, downloads.
+
+Each takes the row as stored (updated by the caller as it goes) and the clean fields of the
+request, and returns the columns to write, or writes its own child rows.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from shopsvc.domain import pricing
+from shopsvc.errors import ApiError, invalid_param
+from shopsvc.sql import product_writes as sql
+from shopsvc.validation.products import PARENT_TAX_CLASS, DownloadInput
+from shopsvc.writers.context import WriteContext
+
+Row = dict[str, Any]
+PRICELESS_TYPES = ("variable", "grouped")
+
+
+def sku_exists() -> ApiError:
+    return ApiError(
+        "shop_api_product_sku_already_exists", "The SKU already exists on another product.", 400
+    )
+
+
+def write_sku(ctx: WriteContext, row: Row, clean: dict[str, Any], status: str) -> None:
+    """Write a changed SKU: unique among the products and variations that are not in the trash
+    (checked first; the unique index decides a race)."""
+    if "sku" not in clean:
+        return
+    sku = clean["sku"]
+    if sku == row["sku"]:
+        return
+    live = sku is not None and status != "trash"
+    if live and sql.get_sku_owner(ctx.conn, sku, [row["id"]]) is not None:
+        raise sku_exists()
+    if not sql.update_sku(ctx.conn, row["id"], sku):
+        raise sku_exists()
+    row["sku"] = sku
+
+
+def tax_class(ctx: WriteContext, slug: str, field: str, variation: bool = False) -> str:
+    """``""`` (standard), ``parent`` (variations only) or an existing class's slug."""
+    if slug == "" or (variation and slug == PARENT_TAX_CLASS):
+        return slug
+    if sql.get_tax_class_id(ctx.conn, slug) is not None:
+        return slug
+    raise invalid_param(field, f'tax class "{slug}" does not exist')
+
+
+def shipping(ctx: WriteContext, clean: dict[str, Any], field: str) -> dict[str, Any]:
+    """``virtual``, ``weight``, ``dimensions`` and ``shipping_class``."""
+    changes: dict[str, Any] = {}
+    if "virtual" in clean:
+        changes["virtual"] = clean["virtual"]
+    if "weight" in clean:
+        changes["weight"] = clean["weight"]
+    for name, value in clean.get("dimensions", {}).items():
+        changes[name] = value
+    if clean.get("virtual") is True:
+        changes.update(weight=None, length=None, width=None, height=None)
+    if "shipping_class" in clean:
+        slug = clean["shipping_class"]
+        class_id = None
+        if slug:
+            class_id = sql.get_shipping_class_id(ctx.conn, slug)
+            if class_id is None:
+                raise invalid_param(
+                    f"{field}.shipping_class", f'no shipping class with slug "{slug}"'
+                )
+        changes["shipping_class_id"] = class_id
+    return changes
+
+
+def prices(ctx: WriteContext, row: Row, clean: dict[str, Any], kind: str) -> dict[str, Any]:
+    """Regular and sale prices and the sale window; variable and grouped products have none.
+    When only ``to`` is set, ``from`` becomes now."""
+    if kind in PRICELESS_TYPES:
+        return {"regular_price": None, "sale_price": None, "sale_from": None, "sale_to": None}
+    sale_from, sale_to = pricing.normalise_sale_dates(
+        clean.get("sale_from", row["sale_from"]), clean.get("sale_to", row["sale_to"]), ctx.now
+    )
+    return {
+        "regular_price": clean.get("regular_price", row["regular_price"]),
+        "sale_price": clean.get("sale_price", row["sale_price"]),
+        "sale_from": sale_from,
+        "sale_to": sale_to,
+    }
+
+
+def downloads(ctx: WriteContext, row: Row, clean: dict[str, Any]) -> dict[str, Any]:
+    """``downloadable``; then, only when the product is downloadable, ``downloads`` (replaced),
+    ``download_limit`` and ``download_expiry``."""
+    changes: dict[str, Any] = {}
+    if "downloadable" in clean:
+        changes["downloadable"] = clean["downloadable"]
+    if not clean.get("downloadable", row["downloadable"]):
+        return changes
+    if "downloads" in clean:
+        _replace_downloads(ctx, row["id"], clean["downloads"])
+    for name in ("download_limit", "download_expiry"):
+        if name in clean:
+            changes[name] = clean[name]
+    return changes
+
+
+def _replace_downloads(ctx: WriteContext, product_id: int, items: list[DownloadInput]) -> None:
+    """Each download keeps its ``key`` when it has one not seen before, else gets a new one."""
+    keys: set[str] = set()
+    rows = []
+    for item in items:
+        key = item.key
+        if not key or key in keys:
+            key = str(uuid.uuid4())
+        keys.add(key)
+        rows.append((key, item.name, item.file))
+    sql.update_downloads(ctx.conn, product_id, rows)

@@ -1,0 +1,93 @@
+"""The stock columns a save writes, and a variable product's status from its variations
+(reference §6 "Stock", §8; the spec's stock rules — the rules themselves are
+``shopsvc.domain.stock``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopsvc.domain import stock
+from shopsvc.errors import invalid_param
+from shopsvc.sql import products as products_sql
+from shopsvc.validation.types import MAX_INT, MIN_INT
+from shopsvc.writers.context import WriteContext
+
+Row = dict[str, Any]
+
+
+def _stored(row: Row) -> stock.StockState:
+    return stock.StockState(
+        bool(row["manage_stock"]), row["stock_quantity"], row["backorders"], row["stock_status"]
+    )
+
+
+def _inputs(row: Row, clean: dict[str, Any], field: str) -> stock.StockState:
+    """The stock after this request's fields, before the rules: managing, quantity (set, or
+    moved by ``inventory_delta``, when managing), backorders, the status asked for."""
+    manage = bool(clean.get("managing_stock", row["manage_stock"]))
+    backorders = clean.get("backorders", row["backorders"]) or "no"
+    quantity = row["stock_quantity"]
+    if manage:
+        if "stock_quantity" in clean:
+            quantity = clean["stock_quantity"]
+        elif "inventory_delta" in clean:
+            quantity = (quantity or 0) + clean["inventory_delta"]
+            if not MIN_INT <= quantity <= MAX_INT:
+                raise invalid_param(f"{field}.inventory_delta", "the quantity is out of range")
+    requested = row["stock_status"]
+    if "in_stock" in clean:
+        requested = stock.status_from_in_stock(clean["in_stock"])
+    return stock.StockState(manage, quantity, backorders, requested)
+
+
+def variations_status(ctx: WriteContext, product_id: int, parent: stock.StockState) -> str:
+    """The status of the variable product ``product_id`` whose stock is ``parent``, from its
+    live variations."""
+    return stock.variable_parent_status(
+        [_stored(v) for v in products_sql.get_variation_stock(ctx.conn, product_id)],
+        parent,
+        store_manages=ctx.settings.manage_stock,
+        threshold=ctx.settings.out_of_stock_threshold,
+    )
+
+
+def stock_changes(ctx: WriteContext, row: Row, clean: dict[str, Any], field: str) -> dict[str, Any]:
+    """The stock columns of a product or variation after a save: with store-wide management off
+    only the status (a variable product's from its variations, an external product's
+    ``instock``); otherwise :func:`shopsvc.domain.stock.resolve_stock` (a variation that does not
+    manage its stock has backorders ``no``)."""
+    kind = row["type"]
+    given = _inputs(row, clean, field)
+    status = given.status
+    if kind == "variable":
+        status = variations_status(ctx, row["id"], given)
+    if not ctx.settings.manage_stock:
+        return {"stock_status": "instock" if kind == "external" else status}
+    backorders = given.backorders if given.manage_stock or kind != "variation" else "no"
+    state = stock.resolve_stock(
+        kind,
+        manage_stock=given.manage_stock,
+        quantity=given.quantity,
+        backorders=backorders,
+        threshold=ctx.settings.out_of_stock_threshold,
+        requested_status=status,
+    )
+    return {
+        "manage_stock": state.manage_stock,
+        "stock_quantity": state.quantity,
+        "backorders": state.backorders,
+        "stock_status": state.status,
+    }
+
+
+def sync_variable_parent(ctx: WriteContext, parent_id: int | None) -> None:
+    """After a variation changed or left, its variable parent's status follows the variations
+    that remain."""
+    if not parent_id:
+        return
+    parent = products_sql.get_stock_row(ctx.conn, parent_id)
+    if parent is None or parent["type"] != "variable":
+        return
+    status = variations_status(ctx, parent_id, _stored(parent))
+    if status != parent["stock_status"]:
+        products_sql.update_stock_status(ctx.conn, parent_id, status)

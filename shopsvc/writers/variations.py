@@ -1,0 +1,219 @@
+"""Variations (reference §8): the ``variations`` of a variable product (upsert in array order),
+``PUT /products/<variation id>``, their attribute values and titles, and a variable product's
+``default_attributes`` (matched like a variation's values)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopsvc.domain import catalog
+from shopsvc.sql import product_writes as sql
+from shopsvc.validation import products as validation
+from shopsvc.validation.products import OptionInput
+from shopsvc.writers import fields, images
+from shopsvc.writers.context import WriteContext
+from shopsvc.writers.stock import stock_changes, sync_variable_parent
+
+Row = dict[str, Any]
+#: A variation's title names its attribute values only when it has this many or fewer.
+TITLE_ATTRIBUTES = 2
+
+
+def upsert_variations(ctx: WriteContext, parent: Row, items: list[dict[str, Any]]) -> None:
+    """Upsert the variations: ``id`` of a variation of this product edits it, anything else
+    creates one; the array index is the menu order. Each element is validated as it is
+    reached."""
+    parent_attributes = sql.get_product_attributes(ctx.conn, parent["id"])
+    for index, raw in enumerate(items):
+        field = f"product.variations[{index}]"
+        clean = validation.clean_variation(raw, field)
+        row = sql.get_product(ctx.conn, clean["id"]) if clean["id"] else None
+        if row is not None and row["type"] == "variation" and row["parent_id"] == parent["id"]:
+            changes: dict[str, Any] = {"menu_order": index}
+            if clean["visible"] is not None:
+                changes["status"] = "publish" if clean["visible"] else "private"
+        else:
+            row = _new_variation(ctx, parent, index, clean["visible"])
+            changes = {}
+        _save_variation(ctx, row, parent, parent_attributes, clean, changes, field)
+
+
+def edit_variation(ctx: WriteContext, variation_id: int, clean: dict[str, Any]) -> None:
+    """``PUT /products/<variation id>`` with the variation write fields (``clean``); then the
+    parent's stock status follows."""
+    row = sql.get_product(ctx.conn, variation_id)
+    assert row is not None and row["type"] == "variation"  # validated by the view
+    parent = sql.get_product(ctx.conn, row["parent_id"]) if row["parent_id"] else None
+    changes: dict[str, Any] = {}
+    if clean["visible"] is not None:
+        changes["status"] = "publish" if clean["visible"] else "private"
+    if parent is None:
+        parent = {"id": 0, "title": row["title"], "type": "variable"}
+        parent_attributes: list[dict[str, Any]] = []
+    else:
+        parent_attributes = sql.get_product_attributes(ctx.conn, parent["id"])
+    _save_variation(ctx, row, parent, parent_attributes, clean, changes, "product")
+    sync_variable_parent(ctx, parent["id"])
+
+
+def rename_variations(ctx: WriteContext, product_id: int, old: str, new: str) -> None:
+    """A variable product's new title carries over to its variations' titles."""
+    for variation_id, title in sql.get_variation_titles(ctx.conn, product_id):
+        if title.startswith(old):
+            sql.update_product(ctx.conn, variation_id, {"title": new + title[len(old) :]})
+
+
+def default_attributes(
+    ctx: WriteContext, product_id: int, options: list[OptionInput]
+) -> list[dict[str, str]]:
+    """A variable product's ``default_attributes`` as stored: ``{slug, option}`` of each element
+    naming a variation attribute of the product with a value."""
+    values = _variation_values(sql.get_product_attributes(ctx.conn, product_id), options)
+    return [{"slug": key, "option": value} for key, value in values.items() if value]
+
+
+def _new_variation(ctx: WriteContext, parent: Row, index: int, visible: bool | None) -> Row:
+    values = {
+        "type": "variation",
+        "parent_id": parent["id"],
+        "status": "private" if visible is False else "publish",
+        "title": parent["title"],
+        "slug": f"{parent['slug']}-variation"[:200],
+        "menu_order": index,
+        "tax_class": validation.PARENT_TAX_CLASS,
+        "created_at": ctx.now,
+        "updated_at": ctx.now,
+    }
+    row = sql.get_product(ctx.conn, sql.insert_product(ctx.conn, values))
+    assert row is not None
+    return row
+
+
+def _save_variation(
+    ctx: WriteContext,
+    row: Row,
+    parent: Row,
+    parent_attributes: list[dict[str, Any]],
+    clean: dict[str, Any],
+    changes: dict[str, Any],
+    field: str,
+) -> None:
+    """Apply a variation's write fields (the spec's "Variation write fields")."""
+    variation_id = row["id"]
+    status = changes.get("status", row["status"])
+    fields.write_sku(ctx, row, clean, status)
+    if row["status"] == "trash" and status != "trash":
+        _untrash(ctx, row, status)
+        del changes["status"]
+    if "image" in clean:
+        image = clean["image"]
+        changes["image_id"] = (images.image_id(ctx, image) or None) if image is not None else None
+    changes.update(fields.shipping(ctx, clean, field))
+    changes.update(fields.downloads(ctx, row, clean))
+    changes.update(fields.prices(ctx, row, clean, "variation"))
+    if "tax_class" in clean:
+        changes["tax_class"] = fields.tax_class(
+            ctx, clean["tax_class"], f"{field}.tax_class", variation=True
+        )
+    if "description" in clean:
+        changes["description"] = clean["description"]
+    if "attributes" in clean:
+        values = _variation_values(parent_attributes, clean["attributes"])
+        sql.update_variation_values(ctx.conn, variation_id, values)
+    else:
+        values = sql.get_variation_values(ctx.conn, variation_id)
+    changes["title"] = _title(parent["title"], parent_attributes, values)
+    changes.update(stock_changes(ctx, row, clean, field))
+    changes["updated_at"] = ctx.now
+    sql.update_product(ctx.conn, variation_id, changes)
+
+
+def _untrash(ctx: WriteContext, row: Row, status: str) -> None:
+    """A trashed variation made visible again: its SKU must still be free."""
+    sku = row["sku"]
+    if sku and sql.get_sku_owner(ctx.conn, sku, [row["id"]]) is not None:
+        raise fields.sku_exists()
+    values = {"status": status, "status_before_trash": None}
+    if not sql.update_product_guarded(ctx.conn, row["id"], values):
+        raise fields.sku_exists()
+
+
+def _title(
+    parent_title: str, parent_attributes: list[dict[str, Any]], values: dict[str, str]
+) -> str:
+    """``Parent - Red, Large``: the parent's title, plus the values' names when the variation
+    has one or two attributes and each has a value (as the final core)."""
+    shown = []
+    for attribute in parent_attributes:
+        if not attribute["variation"]:
+            continue
+        value = values.get(_attribute_key(attribute), "")
+        if not value:
+            return parent_title
+        name = value
+        for term in attribute["terms"]:
+            if term["slug"] == value:
+                name = term["name"]
+        shown.append(name)
+    if not shown or len(shown) > TITLE_ATTRIBUTES:
+        return parent_title
+    return f"{parent_title} - {', '.join(shown)}"
+
+
+# --- attribute values
+
+
+def _variation_values(
+    parent_attributes: list[dict[str, Any]], options: list[OptionInput]
+) -> dict[str, str]:
+    """The variation attribute values of ``options``; elements that name no attribute of the
+    parent flagged for variations are ignored."""
+    values: dict[str, str] = {}
+    for option in options:
+        attribute = _match_attribute(parent_attributes, option)
+        if attribute is None or not attribute["variation"]:
+            continue
+        values[_attribute_key(attribute)] = _option_value(attribute, option.option)
+    return values
+
+
+def _match_attribute(
+    parent_attributes: list[dict[str, Any]], option: OptionInput
+) -> dict[str, Any] | None:
+    """The parent attribute a ``{name, slug}`` element means: a global attribute by its slug
+    (or by name), else a custom attribute by its sanitised name."""
+    if option.slug:
+        slug = catalog.clean_attribute_slug(option.slug)
+        for attribute in parent_attributes:
+            if attribute["attribute_id"] and attribute["slug"] == slug:
+                return attribute
+    key = catalog.clean_attribute_slug(option.name)
+    for attribute in parent_attributes:
+        if not attribute["attribute_id"] and catalog.clean_attribute_slug(attribute["name"]) == key:
+            return attribute
+    for attribute in parent_attributes:
+        if attribute["attribute_id"] and (
+            attribute["slug"] == key or attribute["name"].casefold() == option.name.casefold()
+        ):
+            return attribute
+    return None
+
+
+def _attribute_key(attribute: dict[str, Any]) -> str:
+    if attribute["attribute_id"]:
+        return str(attribute["slug"])
+    return catalog.clean_attribute_slug(attribute["name"])
+
+
+def _option_value(attribute: dict[str, Any], option: str) -> str:
+    """The stored value: a global attribute's term slug, a custom attribute's text."""
+    if not option:
+        return ""
+    if not attribute["attribute_id"]:
+        return option
+    wanted = option.casefold()
+    slug = catalog.slugify_name(option)
+    for term in attribute["terms"]:
+        if term["name"].casefold() == wanted or term["slug"] in (option, slug):
+            return str(term["slug"])
+    return slug
