@@ -4,19 +4,26 @@ PostgreSQL; each test starts from an empty database."""
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from sqlalchemy.engine import make_url
 from webtest import TestApp
 
 from shopsvc import main
 from shopsvc.db import make_engine, migrate
 from shopsvc.sql.tables import metadata
 from tests.databases import scratch_postgres, user_with_key
+from tests.helpers.api import LEGACY_SETTINGS, ROOT, Credentials, authorised, errors
+from tests.helpers.server import ImageHandler, LocalServer
 
-ROOT = "/shop-api/v3"
+# Test modules import what they share from tests.helpers; these names stay importable from here
+# for the modules that still import them from conftest.
+__all__ = ["ROOT", "Credentials", "authorised", "errors"]
+
 POSTGRES_ENV = "SHOPSVC_TEST_POSTGRES_URL"
 
 
@@ -27,6 +34,13 @@ def _postgres_database() -> Iterator[str]:
             pytest.fail(f"{POSTGRES_ENV} is not set but SHOPSVC_REQUIRE_POSTGRES is")
         pytest.skip(f"{POSTGRES_ENV} is not set")
     with scratch_postgres(base, "shopsvc_test") as url:
+        # The scratch database is thrown away: its commits need not wait for the disk. Nothing
+        # a test can observe changes (only what a crash of the server would keep).
+        database = make_url(url).database
+        admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f'ALTER DATABASE "{database}" SET synchronous_commit = off')
+        admin.dispose()
         yield url
 
 
@@ -47,6 +61,18 @@ def engine(database_url: str) -> Iterator[sa.Engine]:
     migrate(engine)
     yield engine
     engine.dispose()
+
+
+def _sqlite_without_fsync(dbapi_connection: Any, _record: Any) -> None:
+    """The test databases are thrown away: SQLite need not wait for the disk on each commit
+    (what a test can observe does not change, only what a power cut would keep)."""
+    if isinstance(dbapi_connection, sqlite3.Connection):
+        dbapi_connection.execute("PRAGMA synchronous = OFF")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # every engine of the run: the fixtures', the apps' and the CLI's
+    sa.event.listen(sa.Engine, "connect", _sqlite_without_fsync)
 
 
 BASE_SETTINGS = {
@@ -100,6 +126,14 @@ def app(make_app: Callable[..., TestApp]) -> TestApp:
     return make_app()
 
 
+@pytest.fixture(scope="session")
+def legacy_app(make_app: Callable[..., TestApp]) -> Iterator[TestApp]:
+    """The app with the legacy clients' settings (``LEGACY_SETTINGS``)."""
+    app = make_app(**LEGACY_SETTINGS)
+    yield app
+    app.app.registry.engine.dispose()
+
+
 _RESET_SQL: dict[sa.Engine, str] = {}
 
 
@@ -143,14 +177,6 @@ def clean_database(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
 
 
-class Credentials:
-    def __init__(self, user_id: int, key_id: int, consumer_key: str, consumer_secret: str) -> None:
-        self.user_id = user_id
-        self.key_id = key_id
-        self.consumer_key = consumer_key
-        self.consumer_secret = consumer_secret
-
-
 @pytest.fixture
 def make_key(engine: sa.Engine) -> Callable[..., Credentials]:
     """Create a user of ``role`` with a key of ``permissions``; returns its credentials."""
@@ -167,13 +193,6 @@ def admin(make_key: Callable[..., Credentials]) -> Credentials:
     return make_key("administrator", "read_write")
 
 
-def authorised(app: TestApp, credentials: Credentials) -> TestApp:
-    """A TestApp sharing ``app``'s application that sends ``credentials`` by HTTP Basic."""
-    client = TestApp(app.app)
-    client.authorization = ("Basic", (credentials.consumer_key, credentials.consumer_secret))
-    return client
-
-
 @pytest.fixture
 def api(app: TestApp, admin: Credentials) -> TestApp:
     """The app, called as an administrator (Basic auth over plain HTTP, allowed in tests)."""
@@ -186,5 +205,9 @@ def customer_api(app: TestApp, make_key: Callable[..., Credentials]) -> TestApp:
     return authorised(app, make_key("customer", "read_write"))
 
 
-def errors(response: Any) -> list[dict[str, str]]:
-    return response.json["errors"]
+@pytest.fixture(scope="session")
+def image_host() -> Iterator[str]:
+    """The base URL of a local HTTP server serving the images of ``tests.helpers.server.IMAGES``
+    (and a PNG under ``/img/``)."""
+    with LocalServer(ImageHandler) as server:
+        yield server.url

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import re
 import struct
-import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -25,14 +23,14 @@ from pyramid.response import Response
 from pyramid.scripting import prepare
 from webtest import TestApp
 
-from shopsvc import media
-from shopsvc.delivery import outbound
+from shopsvc import media, outbound
 from shopsvc.errors import ApiError
 from shopsvc.media import download_image, media_url, placeholder_url, sniff, title_from_url
 from shopsvc.protocol import transaction_tween_factory
 from shopsvc.sql import media as media_sql
 from shopsvc.sql.tables import media as media_table
-from tests.conftest import errors
+from tests.helpers.api import errors
+from tests.helpers.server import LocalServer, QuietHandler
 
 PRODUCT_CODE = "shop_api_product_image_upload_error"
 CATEGORY_CODE = "shop_api_product_category_image_upload_error"
@@ -92,24 +90,20 @@ class ImageHost:
 
     def __init__(self) -> None:
         self.hits: list[str] = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.port = self.server.server_port
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = LocalServer(self._handler())
+        self.port = self.server.port
+        self.base = self.server.url
 
-    def url(self, path: str, host: str = "127.0.0.1") -> str:
-        return f"http://{host}:{self.port}{path}"
+    def url(self, path: str) -> str:
+        return f"{self.base}{path}"
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.close()
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
+    def _handler(self) -> type[QuietHandler]:
         host = self
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 host.hits.append(self.path)
                 path = urlsplit(self.path).path
@@ -124,16 +118,6 @@ class ImageHost:
                 else:
                     self.send(404, b"Not Found", "text/plain")
 
-            def send(
-                self, status: int, body: bytes, content_type: str, length: bool = True
-            ) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                if length:
-                    self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
             def _redirect(self, remaining: int) -> None:
                 if remaining == 0:
                     self.send(200, PNG, "image/png")
@@ -143,12 +127,9 @@ class ImageHost:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        def to_loopback(handler: Handler) -> None:
+        def to_other_loopback(handler: Handler) -> None:
             handler.send_response(302)
-            handler.send_header("Location", f"{host.base}/image.png")
+            handler.send_header("Location", f"http://127.0.0.2:{host.port}/image.png")
             handler.end_headers()
 
         def to_ftp(handler: Handler) -> None:
@@ -177,7 +158,7 @@ class ImageHost:
                 handler.wfile.write(b"\x00" * 16)
 
         SPECIAL: dict[str, Callable[[Handler], None]] = {
-            "/to-loopback": to_loopback,
+            "/to-other-loopback": to_other_loopback,
             "/to-ftp": to_ftp,
             "/no-location": no_location,
             "/big-stream.png": streamed_big,
@@ -196,6 +177,7 @@ FILES: dict[str, tuple[int, str, bytes]] = {
     "/big.png": (200, "image/png", BIG_PNG),
     "/exact.png": (200, "image/png", EXACT_PNG),
     "/error.png": (500, "image/png", PNG),
+    "/big-error.png": (500, "text/html", b"x" * (SMALL_LIMIT * 4)),
 }
 
 
@@ -431,6 +413,14 @@ def test_too_large(
     assert stored_files(media_dir) == []
 
 
+def test_an_error_status_wins_over_a_large_body(
+    build: Callable[..., TestApp], host: ImageHost
+) -> None:
+    app = build(**{"shopsvc.max_image_bytes": str(SMALL_LIMIT)})
+    url = host.url("/big-error.png")
+    assert_refused(failure(app, url), url, "the server answered HTTP 500")
+
+
 def test_exactly_the_limit_is_accepted(
     build: Callable[..., TestApp], host: ImageHost, engine: sa.Engine, media_dir: Path
 ) -> None:
@@ -474,17 +464,15 @@ def test_private_targets_refused_when_not_allowed(
 def test_every_redirect_target_is_checked(
     build: Callable[..., TestApp], host: ImageHost, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Treat "localhost" as public and 127.0.0.1 as private: the first hop passes, the redirect
-    # to 127.0.0.1 must be refused before it is requested.
-    monkeypatch.setattr(
-        outbound, "is_private_target", lambda url: urlsplit(url).hostname != "localhost"
-    )
+    # Treat 127.0.0.1 as public: the first hop passes, the redirect to 127.0.0.2 (private) must
+    # be refused before it is requested.
+    monkeypatch.setattr(outbound, "is_public_address", lambda address: address == "127.0.0.1")
     app = build(**{"shopsvc.outbound.allow_private_targets": "false"})
-    url = host.url("/to-loopback", host="localhost")
+    url = host.url("/to-other-loopback")
     host.hits.clear()
     reason = "redirected to a private or reserved network address, which is not allowed"
     assert_refused(failure(app, url), url, reason)
-    assert host.hits == ["/to-loopback"]
+    assert host.hits == ["/to-other-loopback"]
 
 
 # --- storing and clean-up

@@ -17,7 +17,9 @@ from shopsvc.domain.stock import (
     resolve_stock,
     status_from_in_stock,
     stock_status,
+    variable_parent_status,
     variable_stock_status,
+    variation_stock,
 )
 
 
@@ -273,3 +275,71 @@ def test_resolve_stock_refuses_unknown_values(backorders: str, requested: str | 
             threshold=0,
             requested_status=requested,
         )
+
+
+# --- a variation's effective stock and its variable parent's status (reference §8)
+
+#: Stored columns: a managed parent with 4 in stock, backorders "notify".
+PARENT = StockState(True, 4, "notify", "outofstock")
+UNMANAGED_PARENT = StockState(False, 4, "notify", "outofstock")
+OWN = StockState(True, 0, "no", "outofstock")
+UNMANAGED = StockState(False, None, "yes", "onbackorder")
+
+
+@pytest.mark.parametrize(
+    ("variation", "parent", "store", "expected"),
+    [
+        # managing its own stock: its own columns, whatever the parent
+        (OWN, PARENT, True, OWN),
+        # not managing, the parent does: the parent's quantity and backorders decide
+        (UNMANAGED, PARENT, True, StockState(True, 4, "notify", "instock")),
+        (
+            UNMANAGED,
+            StockState(True, 0, "notify", "instock"),
+            True,
+            StockState(True, 0, "notify", "onbackorder"),
+        ),
+        (
+            UNMANAGED,
+            StockState(True, None, "no", "instock"),
+            True,
+            StockState(True, None, "no", "outofstock"),
+        ),
+        # nobody manages: the stored status, not managed
+        (UNMANAGED, UNMANAGED_PARENT, True, UNMANAGED),
+        (UNMANAGED, None, True, UNMANAGED),
+        # store-wide management off: nothing is managed, stored statuses stand
+        (OWN, PARENT, False, StockState(False, 0, "no", "outofstock")),
+        (UNMANAGED, PARENT, False, UNMANAGED),
+    ],
+)
+def test_variation_stock(
+    variation: StockState, parent: StockState | None, store: bool, expected: StockState
+) -> None:
+    assert variation_stock(variation, parent, store_manages=store, threshold=0) == expected
+
+
+def test_variation_stock_threshold() -> None:
+    at = variation_stock(UNMANAGED, PARENT, store_manages=True, threshold=4)
+    assert at == StockState(True, 4, "notify", "onbackorder")
+
+
+@pytest.mark.parametrize(
+    ("variations", "parent", "store", "expected"),
+    [
+        ([], PARENT, True, "outofstock"),
+        # one own-managed variation out of stock, one following the parent's 4 in stock
+        ([OWN, UNMANAGED], PARENT, True, "instock"),
+        ([OWN], PARENT, True, "outofstock"),
+        # the parent does not manage: the stored statuses
+        ([OWN, UNMANAGED], UNMANAGED_PARENT, True, "onbackorder"),
+        # store-wide management off: the stored statuses
+        ([OWN, UNMANAGED], PARENT, False, "onbackorder"),
+        ([OWN], PARENT, False, "outofstock"),
+    ],
+)
+def test_variable_parent_status(
+    variations: list[StockState], parent: StockState, store: bool, expected: str
+) -> None:
+    result = variable_parent_status(variations, parent, store_manages=store, threshold=0)
+    assert result == expected

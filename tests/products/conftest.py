@@ -1,0 +1,14 @@
+"""Fixtures of the product tests."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from tests.catalog_factory import CatalogFactory
+
+
+@pytest.fixture
+def factory(engine: sa.Engine) -> CatalogFactory:
+    """Catalogue rows straight into the test database."""
+    return CatalogFactory(engine)

@@ -1,0 +1,98 @@
+"""No N+1: reading a page of products runs the same number of statements for 10 products as for
+100, counted on the engine the app uses."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import sqlalchemy as sa
+from webtest import TestApp
+
+from tests.catalog_factory import CatalogFactory
+from tests.helpers.api import Credentials, authorised
+from tests.helpers.products import URL
+from tests.helpers.sql import statements
+
+
+def seed(factory: CatalogFactory, count: int) -> None:
+    """``count`` products of every kind, each with images, terms, attributes, downloads,
+    reviews and (variable) two variations; plus grouped products with children."""
+    shirts = factory.category("Shirts")
+    sale = factory.tag("Sale")
+    bulky = factory.shipping_class("Bulky")
+    color = factory.attribute("Color")
+    red = factory.attribute_term(color, "Red")
+    blue = factory.attribute_term(color, "Blue")
+    for n in range(count):
+        kind = ("simple", "variable", "grouped", "external")[n % 4]
+        image = factory.media(f"p{n}.png")
+        gallery = factory.media(f"g{n}.png")
+        product = factory.product(
+            f"Product {n}",
+            type=kind,
+            regular_price=None if kind in ("variable", "grouped") else "10",
+            sku=f"SKU-{n}",
+            image_id=image,
+            gallery=[gallery],
+            categories=[shirts],
+            tags=[sale],
+            shipping_class_id=bulky,
+            manage_stock=kind == "simple",
+            stock_quantity=5,
+            downloadable=True,
+            downloads=[{"name": "Manual", "file": f"https://example.com/{n}.pdf"}],
+            attributes=[
+                {"attribute_id": color, "terms": [red, blue], "variation": True},
+                {"name": "Size", "options": ["S", "M"], "variation": True},
+            ],
+        )
+        factory.review(product, 4)
+        if kind == "variable":
+            for term, size in (("red", "S"), ("blue", "M")):
+                factory.variation(
+                    product,
+                    {"color": term, "size": size},
+                    regular_price="12",
+                    image_id=factory.media(),
+                )
+        if kind == "grouped":
+            factory.product(f"Child {n}", regular_price="3", parent_id=product)
+
+
+def test_statement_count_does_not_depend_on_page_size(
+    build_app: Callable[..., TestApp], admin: Credentials, engine: sa.Engine
+) -> None:
+    with engine.begin() as conn:  # one transaction for the whole seed (one commit, not ~2000)
+        seed(CatalogFactory(conn), 100)
+    app = build_app()
+    api = authorised(app, admin)
+    app_engine = app.app.registry.engine
+    api.get(URL)  # warm up: authentication's first write, caches
+    counts = {}
+    for size in (10, 100):
+        with statements(app_engine) as seen:
+            response = api.get(URL, params={"filter[limit]": str(size)})
+        assert len(response.json["products"]) == size
+        counts[size] = len(seen)
+    assert counts[10] == counts[100], counts
+    # the grouped children (published, parent set) are listed too: every record is complete
+    records = api.get(URL, params={"filter[limit]": "100", "type": "variable"}).json["products"]
+    assert all(len(record["variations"]) == 2 for record in records)
+
+
+def test_single_read_statement_count_is_fixed(
+    build_app: Callable[..., TestApp], admin: Credentials, engine: sa.Engine
+) -> None:
+    with engine.begin() as conn:
+        seed(CatalogFactory(conn), 8)
+    app = build_app()
+    api = authorised(app, admin)
+    app_engine = app.app.registry.engine
+    ids = [p["id"] for p in api.get(URL, params={"filter[limit]": "100"}).json["products"]]
+    counts = set()
+    for product_id in ids:
+        with statements(app_engine) as seen:
+            api.get(f"{URL}/{product_id}")
+        counts.add(len(seen))
+    # one product or a whole page: a bounded number of statements, whatever the product type
+    assert max(counts) <= 20, counts

@@ -1,0 +1,1 @@
+"""What every route shares: the index, routing, errors, bodies, lists, authentication, OAuth."""

@@ -1,0 +1,1 @@
+"""Tax rates, tax classes and the rates' bulk route through HTTP."""
