@@ -160,8 +160,9 @@ class LineTotals:
 
 
 @dataclass(frozen=True)
-class ShippingTotals:
-    """A shipping line's cost (as given) and its taxes by rate id."""
+class ChargeTotals:
+    """A shipping line's cost (as given) or a fee's total (after the negative-fee cap), and its
+    taxes by rate id."""
 
     key: Hashable
     total: Decimal
@@ -169,14 +170,8 @@ class ShippingTotals:
     taxes: dict[int, Decimal]
 
 
-@dataclass(frozen=True)
-class FeeTotals:
-    """A fee's total (after the negative-fee cap) and its taxes by rate id."""
-
-    key: Hashable
-    total: Decimal
-    total_tax: Decimal
-    taxes: dict[int, Decimal]
+ShippingTotals = ChargeTotals
+FeeTotals = ChargeTotals
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import ColumnElement, Connection, Select, and_, func, or_, select
+from sqlalchemy import ColumnElement, Connection, Select, Table, and_, func, or_, select
 
 
 class ListFilters(Protocol):
@@ -34,6 +34,28 @@ class Listable:
     created_at: ColumnElement[Any] | None = None
     updated_at: ColumnElement[Any] | None = None
     search: Sequence[ColumnElement[Any]] = ()
+
+    @classmethod
+    def dated(
+        cls,
+        table: Table,
+        sort_keys: Mapping[str, ColumnElement[Any]] | None = None,
+        search: Sequence[ColumnElement[Any]] = (),
+    ) -> Listable:
+        """A table with ``id``, ``created_at`` and ``updated_at``: sortable by those (plus
+        ``sort_keys``) and filtered by its dates."""
+        return cls(
+            id=table.c.id,
+            sort_keys={
+                "id": table.c.id,
+                "created_at": table.c.created_at,
+                "updated_at": table.c.updated_at,
+                **(sort_keys or {}),
+            },
+            created_at=table.c.created_at,
+            updated_at=table.c.updated_at,
+            search=search,
+        )
 
 
 def escape_like(text: str) -> str:

@@ -12,18 +12,7 @@ from shopsvc.sql import paging
 from shopsvc.sql.paging import Listable, ListFilters
 from shopsvc.sql.tables import webhooks
 
-LISTABLE = Listable(
-    id=webhooks.c.id,
-    sort_keys={
-        "id": webhooks.c.id,
-        "created_at": webhooks.c.created_at,
-        "updated_at": webhooks.c.updated_at,
-        "name": webhooks.c.name,
-    },
-    created_at=webhooks.c.created_at,
-    updated_at=webhooks.c.updated_at,
-    search=(webhooks.c.name,),
-)
+LISTABLE = Listable.dated(webhooks, {"name": webhooks.c.name}, search=(webhooks.c.name,))
 _COLUMNS = (
     webhooks.c.id,
     webhooks.c.name,
