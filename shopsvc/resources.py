@@ -227,12 +227,56 @@ class Products(Resource):
     item = Product
 
 
+# --- orders
+
+
+class OrderNote(Item):
+    pattern = "/orders/<order_id>/notes/<id>"
+
+
+class OrderNotes(Resource):
+    pattern = "/orders/<order_id>/notes"
+    item = OrderNote
+
+
+class OrderRefund(Item):
+    pattern = "/orders/<order_id>/refunds/<id>"
+
+
+class OrderRefunds(Resource):
+    pattern = "/orders/<order_id>/refunds"
+    item = OrderRefund
+
+
+class Order(Item):
+    pattern = "/orders/<id>"
+    named = {"notes": OrderNotes, "refunds": OrderRefunds}
+
+
+class OrdersCount(Resource):
+    pattern = "/orders/count"
+
+
+class OrderStatuses(Resource):
+    pattern = "/orders/statuses"
+
+
+class OrdersBulk(Resource):
+    pattern = "/orders/bulk"
+
+
+class Orders(Resource):
+    pattern = "/orders"
+    named = {"count": OrdersCount, "statuses": OrderStatuses, "bulk": OrdersBulk}
+    item = Order
+
+
 # --- roots
 
 
 class ApiRoot(Resource):
     pattern = "/"
-    named = {"webhooks": Webhooks, "taxes": Taxes, "products": Products}
+    named = {"webhooks": Webhooks, "taxes": Taxes, "products": Products, "orders": Orders}
 
 
 class PrefixSegment(Resource):

@@ -56,19 +56,11 @@ CATALOG_VISIBLE = ("visible", "catalog")
 #: Types whose children matter for their own record (variations, grouped children).
 PARENT_TYPES = ("variable", "grouped")
 
-LISTABLE = Listable(
-    id=products.c.id,
-    sort_keys={
-        "id": products.c.id,
-        "created_at": products.c.created_at,
-        "updated_at": products.c.updated_at,
-        # case-insensitive, as the original's MySQL collation and our term lists; then id
-        "title": func.lower(products.c.title),
-        "menu_order": products.c.menu_order,
-    },
-    created_at=products.c.created_at,
-    updated_at=products.c.updated_at,
-    # no ``search``: ``filter[q]`` is matched word by word by ``search_terms``
+# No ``search``: ``filter[q]`` is matched word by word by ``search_terms``.
+LISTABLE = Listable.dated(
+    products,
+    # case-insensitive, as the original's MySQL collation and our term lists; then id
+    {"title": func.lower(products.c.title), "menu_order": products.c.menu_order},
 )
 #: The columns ``filter[q]`` searches.
 SEARCHED = (products.c.title, products.c.description, products.c.short_description)
@@ -655,6 +647,7 @@ def get_stock_row(conn: Connection, product_id: int) -> dict[str, Any] | None:
     query = select(
         products.c.id,
         products.c.type,
+        products.c.parent_id,
         products.c.manage_stock,
         products.c.stock_quantity,
         products.c.backorders,
@@ -662,6 +655,24 @@ def get_stock_row(conn: Connection, product_id: int) -> dict[str, Any] | None:
     ).where(products.c.id == product_id)
     row = conn.execute(query).mappings().first()
     return dict(row) if row else None
+
+
+def update_stock(conn: Connection, product_id: int, quantity: int, status: str) -> None:
+    """Store a stock-managed product's new quantity and the status it gives."""
+    conn.execute(
+        update(products)
+        .where(products.c.id == product_id)
+        .values(stock_quantity=quantity, stock_status=status)
+    )
+
+
+def update_total_sales(conn: Connection, product_id: int, delta: int) -> None:
+    """Add ``delta`` to a product's ``total_sales`` (an order's lines, once)."""
+    conn.execute(
+        update(products)
+        .where(products.c.id == product_id)
+        .values(total_sales=products.c.total_sales + delta)
+    )
 
 
 def update_stock_status(conn: Connection, product_id: int, status: str) -> None:

@@ -413,3 +413,174 @@ reviews = Table(
     Index("ix_reviews_product", "product_id", "approved", "created_at"),
     sqlite_autoincrement=True,
 )
+
+
+# --- orders and customers (migration 0004)
+
+# A customer's profile: the billing and shipping addresses an order copies to it (JSON objects of
+# the address keys that were ever given). A customer is a user with the ``customer`` role.
+customer_profiles = Table(
+    "customer_profiles",
+    metadata,
+    Column("user_id", Id, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("billing", Text, nullable=False, server_default="{}"),
+    Column("shipping", Text, nullable=False, server_default="{}"),
+    Column("updated_at", DateTime(), nullable=False),
+)
+
+BILLING_FIELDS = (
+    "first_name",
+    "last_name",
+    "company",
+    "address_1",
+    "address_2",
+    "city",
+    "state",
+    "postcode",
+    "country",
+    "email",
+    "phone",
+)
+SHIPPING_FIELDS = BILLING_FIELDS[:9]
+
+
+def _address_columns(prefix: str, fields: tuple[str, ...]) -> list[Column[Any]]:
+    return [Column(f"{prefix}_{name}", Text, nullable=False, server_default="") for name in fields]
+
+
+orders = Table(
+    "orders",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("order_key", String(40), nullable=False),
+    Column("status", String(20), nullable=False),
+    Column("status_before_trash", String(20), nullable=True),
+    Column("currency", String(3), nullable=False),
+    Column("prices_include_tax", Boolean, nullable=False, server_default="0"),
+    # The customer's user id (0: a guest); kept when the user is deleted (the record then shows
+    # the guest block built from the order).
+    Column("customer_id", Integer, nullable=False, server_default="0"),
+    Column("customer_note", Text, nullable=False, server_default=""),
+    Column("customer_ip", String(100), nullable=False, server_default=""),
+    Column("customer_user_agent", Text, nullable=False, server_default=""),
+    Column("payment_method", Text, nullable=False, server_default=""),
+    Column("payment_method_title", Text, nullable=False, server_default=""),
+    Column("transaction_id", Text, nullable=False, server_default=""),
+    Column("date_paid", DateTime(), nullable=True),
+    Column("date_completed", DateTime(), nullable=True),
+    *_address_columns("billing", BILLING_FIELDS),
+    *_address_columns("shipping", SHIPPING_FIELDS),
+    Column("discount_total", Money(), nullable=False, server_default="0"),
+    Column("discount_tax", Money(), nullable=False, server_default="0"),
+    Column("shipping_total", Money(), nullable=False, server_default="0"),
+    Column("shipping_tax", Money(), nullable=False, server_default="0"),
+    Column("cart_tax", Money(), nullable=False, server_default="0"),
+    Column("total_tax", Money(), nullable=False, server_default="0"),
+    Column("total", Money(), nullable=False, server_default="0"),
+    # Stock is reduced once (processing/completed/on-hold) and restored on cancelled/pending;
+    # total_sales rises once.
+    Column("stock_reduced", Boolean, nullable=False, server_default="0"),
+    Column("sales_recorded", Boolean, nullable=False, server_default="0"),
+    Column("order_meta", Text, nullable=False, server_default="{}"),
+    *_timestamps(),
+    Index("ix_orders_status_created", "status", "created_at", "id"),
+    Index("ix_orders_created", "created_at", "id"),
+    Index("ix_orders_updated", "updated_at", "id"),
+    Index("ix_orders_customer", "customer_id", "created_at", "id"),
+    sqlite_autoincrement=True,
+)
+
+# Every item of every order in one table (item ids share one sequence, as the original's do):
+# ``line_item`` (product, quantity, amounts, taxes), ``shipping`` (method), ``fee``, ``coupon``
+# (name = code, total = amount) and ``tax`` (one per rate id: rate code and label, compound,
+# tax_total and shipping_tax_total). ``taxes`` is JSON ``{"total": {rate id: amount},
+# "subtotal": {…}}``.
+order_items = Table(
+    "order_items",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("order_id", Id, ForeignKey("orders.id", ondelete="CASCADE"), nullable=False),
+    Column("item_type", String(20), nullable=False),
+    Column("name", Text, nullable=False, server_default=""),
+    Column("product_id", Integer, nullable=True),
+    Column("variation_id", Integer, nullable=True),
+    Column("quantity", Integer, nullable=False, server_default="0"),
+    Column("tax_class", String(200), nullable=False, server_default=""),
+    Column("taxable", Boolean, nullable=False, server_default="0"),
+    Column("method_id", Text, nullable=False, server_default=""),
+    Column("subtotal", Money(), nullable=False, server_default="0"),
+    Column("subtotal_tax", Money(), nullable=False, server_default="0"),
+    Column("total", Money(), nullable=False, server_default="0"),
+    Column("total_tax", Money(), nullable=False, server_default="0"),
+    Column("taxes", Text, nullable=False, server_default="{}"),
+    Column("rate_id", Integer, nullable=True),
+    Column("rate_code", String(200), nullable=False, server_default=""),
+    Column("compound", Boolean, nullable=False, server_default="0"),
+    Column("tax_total", Money(), nullable=False, server_default="0"),
+    Column("shipping_tax_total", Money(), nullable=False, server_default="0"),
+    Index("ix_order_items_order", "order_id", "item_type", "id"),
+    Index("ix_order_items_product", "product_id"),
+    Index("ix_order_items_variation", "variation_id"),
+    sqlite_autoincrement=True,
+)
+
+# Line item meta in insertion order (variation attributes, ``Backordered``, ``_reduced_stock``…).
+order_item_meta = Table(
+    "order_item_meta",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("item_id", Id, ForeignKey("order_items.id", ondelete="CASCADE"), nullable=False),
+    Column("meta_key", String(255), nullable=False),
+    Column("meta_value", Text, nullable=False),
+    Index("ix_order_item_meta_item", "item_id", "id"),
+    sqlite_autoincrement=True,
+)
+
+order_notes = Table(
+    "order_notes",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("order_id", Id, ForeignKey("orders.id", ondelete="CASCADE"), nullable=False),
+    Column("note", Text, nullable=False),
+    Column("customer_note", Boolean, nullable=False, server_default="0"),
+    # True for the notes the service writes itself (status changes, stock, refunds).
+    Column("system", Boolean, nullable=False, server_default="0"),
+    Column("created_at", DateTime(), nullable=False),
+    Index("ix_order_notes_order", "order_id", "created_at", "id"),
+    sqlite_autoincrement=True,
+)
+
+order_refunds = Table(
+    "order_refunds",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("order_id", Id, ForeignKey("orders.id", ondelete="CASCADE"), nullable=False),
+    Column("amount", Money(), nullable=False),
+    Column("reason", Text, nullable=False, server_default=""),
+    Column("user_id", Integer, nullable=True),
+    Column("created_at", DateTime(), nullable=False),
+    Index("ix_order_refunds_order", "order_id", "created_at", "id"),
+    sqlite_autoincrement=True,
+)
+
+# The items a refund gives back: negative copies of order items, linked to the original.
+refund_items = Table(
+    "refund_items",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("refund_id", Id, ForeignKey("order_refunds.id", ondelete="CASCADE"), nullable=False),
+    Column("refunded_item_id", Integer, nullable=False),
+    Column("item_type", String(20), nullable=False),
+    Column("name", Text, nullable=False, server_default=""),
+    Column("product_id", Integer, nullable=True),
+    Column("variation_id", Integer, nullable=True),
+    Column("quantity", Integer, nullable=False, server_default="0"),
+    Column("tax_class", String(200), nullable=False, server_default=""),
+    Column("subtotal", Money(), nullable=False, server_default="0"),
+    Column("subtotal_tax", Money(), nullable=False, server_default="0"),
+    Column("total", Money(), nullable=False, server_default="0"),
+    Column("total_tax", Money(), nullable=False, server_default="0"),
+    Column("taxes", Text, nullable=False, server_default="{}"),
+    Index("ix_refund_items_refund", "refund_id", "id"),
+    sqlite_autoincrement=True,
+)

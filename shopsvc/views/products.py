@@ -12,6 +12,7 @@ but still counted in the headers (reference §4). The records themselves come fr
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from pyramid.request import Request
@@ -28,6 +29,7 @@ from shopsvc.sql import products as products_sql
 from shopsvc.sql import reviews as reviews_sql
 from shopsvc.sql.products import ProductFilters
 from shopsvc.validation.types import parse_loose_bool
+from shopsvc.views import orders as order_views
 from shopsvc.writers import products as writer
 
 READ = {"request_method": ("GET", "HEAD")}
@@ -151,10 +153,15 @@ def list_reviews(context: ProductReviews, request: Request) -> Response:
 
 @view_config(context=ProductOrders, **READ)
 def list_product_orders(context: ProductOrders, request: Request) -> Response:
-    """The orders containing the product: validated like a read; orders do not exist yet, so
-    the list is empty (the orders family fills it)."""
+    """The orders with a line of the product or variation (decisions.md §7 "Line items"),
+    validated like a product read: the order list with the request's parameters and its paging
+    headers (decisions.md §2: every list has them), a client ``filter[in]`` replaced by those
+    orders (selected in SQL, however many there are)."""
     product = context.find(Product)
     assert isinstance(product, Product)
     PRODUCTS.load(request, product.id, "read")
-    params = parse_list_params(request.query, request.filters, request.shop)
-    return rendering.listing(request, "orders", [], 0, params.page, params.limit)
+    params = replace(order_views.list_params(request), ids_in=None)
+    filters = replace(
+        order_views.order_filters(request.query, request.filters), product_id=product.id
+    )
+    return order_views.render_list(request, params, filters)

@@ -91,3 +91,33 @@ def sync_variable_parent(ctx: WriteContext, parent_id: int | None) -> None:
     status = variations_status(ctx, parent_id, _stored(parent))
     if status != parent["stock_status"]:
         products_sql.update_stock_status(ctx.conn, parent_id, status)
+
+
+def move_stock(ctx: WriteContext, product_id: int, delta: int) -> tuple[int, int, int] | None:
+    """Add ``delta`` to the stock that ``product_id`` sells from — its own when it manages its
+    stock, else (a variation) its managing parent's — and store the status that follows
+    (decisions.md §7 "Orders: status, stock, payment"). ``(id of the product whose stock moved,
+    old quantity, new quantity)``, or None when no stock is managed (store-wide management off,
+    an unmanaged product, a product that no longer exists)."""
+    if not ctx.settings.manage_stock:
+        return None
+    row = products_sql.get_stock_row(ctx.conn, product_id)
+    if row is not None and not row["manage_stock"] and row["type"] == "variation":
+        row = products_sql.get_stock_row(ctx.conn, row["parent_id"]) if row["parent_id"] else None
+    if row is None or not row["manage_stock"] or row["type"] in ("grouped", "external"):
+        return None
+    old = row["stock_quantity"] or 0
+    new = max(MIN_INT, min(MAX_INT, old + delta))
+    state = stock.resolve_stock(
+        row["type"],
+        manage_stock=True,
+        quantity=new,
+        backorders=row["backorders"] or "no",
+        threshold=ctx.settings.out_of_stock_threshold,
+        requested_status=row["stock_status"],
+        child_statuses=None,
+    )
+    products_sql.update_stock(ctx.conn, row["id"], new, state.status)
+    # A variable parent's status follows its variations (which may sell from its stock).
+    sync_variable_parent(ctx, row["parent_id"] if row["type"] == "variation" else row["id"])
+    return row["id"], old, new

@@ -1,0 +1,412 @@
+"""The order record: the JSON of an order as every order route returns it.
+
+Used by the read routes (``shopsvc.views.orders``, ``/products/<id>/orders``), by the write routes
+(which answer with the record of what they wrote) and by whatever renders an order without a
+request (CLI, webhook worker): everything comes from a :class:`RecordContext`. The data comes from
+``shopsvc.sql.orders.load_orders`` (a fixed number of statements for any number of orders).
+
+Field order and rules: reference orders.md §1.1-§1.8 (3.x), with decisions.md §6 and §7
+"Orders: records" where they differ. Choices:
+
+* Money fields use ``options.dp`` decimals (``filter[dp]``, default 2); the customer block's
+  ``total_spent`` always 2 (the customers resource ignores ``dp``).
+* ``billing_address.email`` empty on an order with an existing customer reads the customer's
+  account email (the 3.x save-time default, applied on read as well).
+* ``customer``: an existing user → the customers resource's block (addresses from the profile,
+  statistics from ``sql.orders``, ``avatar_url`` the Gravatar URL of the account email as the
+  original's ``get_avatar_url`` builds it); a guest, or a user that no longer exists → the guest
+  block built from the order, whose ``id`` is 0.
+* Line ``meta``: ``label`` is the global attribute's name for ``pa_<slug>`` keys whose attribute
+  exists, else the name of the line product's custom attribute whose slug matches the key, else
+  the key. Keys starting with ``_`` are hidden unless ``options.all_item_meta``; empty values are
+  skipped (values are stored as text, so none is ever non-scalar).
+* ``filter[expand]``: ``products`` adds ``product_data`` (the product record) to the lines whose
+  product exists; ``taxes`` adds ``rate_data`` (the tax rate record) to tax lines whose rate
+  exists; ``coupons`` adds nothing -- the service keeps no coupons, so no coupon ever exists.
+* ``order_meta`` (``options.meta``): the unprotected (not ``_``-prefixed) keys of the stored
+  order meta, after ``customer``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlencode
+
+from shopsvc.domain import orders as rules
+from shopsvc.domain.catalog import slugify_name
+from shopsvc.domain.money import format_decimal, round_money
+from shopsvc.domain.timestamps import format_timestamp
+from shopsvc.errors import ApiError, invalid_param
+from shopsvc.records.context import RecordContext
+from shopsvc.records.products import product_records
+from shopsvc.records.taxes import tax_record
+from shopsvc.sql import orders as orders_sql
+from shopsvc.sql.orders import CustomerData, OrderData, OrdersData
+from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS
+
+Row = dict[str, Any]
+EXPANSIONS = ("products", "taxes", "coupons")
+GRAVATAR = "https://secure.gravatar.com/avatar/"
+
+
+@dataclass(frozen=True)
+class OrderOptions:
+    """The response-wide options of an order record (reference §1.8)."""
+
+    dp: int = 2
+    all_item_meta: bool = False
+    meta: bool = False
+    expand: frozenset[str] = field(default_factory=frozenset)
+
+
+#: ``filter[dp]`` above this is read as this (money is stored with 6 decimals).
+MAX_DP = 20
+_LEADING_DIGITS = re.compile(r"\s*([0-9]+)")
+
+
+def parse_dp(value: str | None) -> int:
+    """``filter[dp]`` as a query integer (decisions §7 "Query parsing"): its leading digits,
+    empty or 0 → 2, capped at :data:`MAX_DP`; no leading digit → 400 ``shop_api_invalid_param``."""
+    if value is None or value.strip() == "":
+        return 2
+    match = _LEADING_DIGITS.match(value)
+    if match is None:
+        raise invalid_param("filter[dp]", f"{value[:40]!r} is not a positive integer")
+    digits = match.group(1).lstrip("0")
+    if not digits:
+        return 2
+    return MAX_DP if len(digits) > 2 else min(int(digits), MAX_DP)
+
+
+def options_from_filters(filters: Mapping[str, str], shaped: bool = True) -> OrderOptions:
+    """The record options of a request's ``filter[...]`` keys: ``dp`` (only when ``shaped``,
+    i.e. a GET or HEAD; writes answer with 2), ``all_item_meta`` and ``meta`` (exactly
+    ``true``), ``expand`` (a comma list)."""
+    expand = frozenset(
+        part.strip() for part in (filters.get("expand") or "").split(",") if part.strip()
+    )
+    return OrderOptions(
+        dp=parse_dp(filters.get("dp")) if shaped else 2,
+        all_item_meta=filters.get("all_item_meta") == "true",
+        meta=filters.get("meta") == "true",
+        expand=expand,
+    )
+
+
+def not_found(order_id: int) -> ApiError:
+    return ApiError(
+        "shop_api_no_order_found", f"No order found with the ID equal to {order_id}", 404
+    )
+
+
+@dataclass
+class _Batch:
+    """One page's data and what the expansions add, shared by its records."""
+
+    context: RecordContext
+    options: OrderOptions
+    data: OrdersData
+    products: dict[int, Row]
+    rates: dict[int, Row]
+
+    def money(self, value: Decimal | None) -> str:
+        return format_decimal(value, self.options.dp)
+
+    def store_money(self, value: Decimal | None) -> str:
+        """Rounded to the store decimals first, then to ``dp`` (fee lines)."""
+        stored = round_money(value or 0, self.context.settings.price_decimals)
+        return format_decimal(stored, self.options.dp)
+
+
+# --- lines
+
+
+def _line_product_id(item: Row) -> int:
+    return int(item["variation_id"] or item["product_id"] or 0)
+
+
+def _sku(item: Row, batch: _Batch) -> str | None:
+    product = batch.data.products.get(_line_product_id(item))
+    if product is None:
+        return None
+    return product.sku or (product.parent_sku if item["variation_id"] else "")
+
+
+def _meta_label(key: str, item: Row, batch: _Batch) -> str:
+    label = batch.data.global_labels.get(key)
+    if label is not None:
+        return label
+    slug = slugify_name(key)
+    for name in batch.data.custom_labels.get(item["product_id"] or 0, []):
+        if slugify_name(name) == slug:
+            return name
+    return key
+
+
+def _line_meta(item: Row, order: OrderData, batch: _Batch) -> list[Row]:
+    entries = []
+    for key, value in order.item_meta.get(item["id"], []):
+        if value == "" or (key.startswith("_") and not batch.options.all_item_meta):
+            continue
+        entries.append({"key": key, "value": value, "label": _meta_label(key, item, batch)})
+    return entries
+
+
+def _line_item(item: Row, order: OrderData, batch: _Batch) -> Row:
+    quantity = int(item["quantity"])
+    price = item["total"] / quantity if quantity else Decimal(0)
+    line = {
+        "id": item["id"],
+        "subtotal": batch.money(item["subtotal"]),
+        "subtotal_tax": batch.money(item["subtotal_tax"]),
+        "total": batch.money(item["total"]),
+        "total_tax": batch.money(item["total_tax"]),
+        "price": batch.money(price),
+        "quantity": quantity,
+        "tax_class": item["tax_class"],
+        "name": item["name"],
+        "product_id": _line_product_id(item),
+        "sku": _sku(item, batch),
+        "meta": _line_meta(item, order, batch),
+    }
+    product = batch.products.get(_line_product_id(item))
+    if product is not None:
+        line["product_data"] = product
+    return line
+
+
+def _shipping_line(item: Row, batch: _Batch) -> Row:
+    return {
+        "id": item["id"],
+        "method_id": item["method_id"],
+        "method_title": item["name"],
+        "total": batch.money(item["total"]),
+    }
+
+
+def _tax_lines(order: OrderData, batch: _Batch) -> list[Row]:
+    items = (
+        rules.TaxItem(
+            id=item["id"],
+            rate_id=int(item["rate_id"] or 0),
+            code=item["rate_code"],
+            title=item["name"],
+            compound=bool(item["compound"]),
+            tax_total=item["tax_total"],
+            shipping_tax_total=item["shipping_tax_total"],
+        )
+        for item in order.items_of("tax")
+    )
+    lines = []
+    for merged in rules.merge_tax_lines(items):
+        line = {
+            "id": merged.id,
+            "rate_id": merged.rate_id,
+            "code": merged.code,
+            "title": merged.title,
+            "total": batch.money(merged.total),
+            "compound": merged.compound,
+        }
+        rate = batch.rates.get(merged.rate_id)
+        if rate is not None:
+            line["rate_data"] = rate
+        lines.append(line)
+    return lines
+
+
+def _fee_line(item: Row, batch: _Batch) -> Row:
+    return {
+        "id": item["id"],
+        "title": item["name"],
+        "tax_class": item["tax_class"],
+        "total": batch.store_money(item["total"]),
+        "total_tax": batch.store_money(item["total_tax"]),
+    }
+
+
+def _coupon_line(item: Row, batch: _Batch) -> Row:
+    return {"id": item["id"], "code": item["name"], "amount": batch.money(item["total"])}
+
+
+# --- addresses and the customer
+
+
+def _order_address(row: Row, prefix: str, fields: Sequence[str]) -> dict[str, str]:
+    return {name: row[f"{prefix}_{name}"] or "" for name in fields}
+
+
+def _profile_address(values: dict[str, Any], fields: Sequence[str]) -> dict[str, str]:
+    return {name: str(values.get(name) or "") for name in fields}
+
+
+def avatar_url(email: str) -> str:
+    """The Gravatar URL of an email address, as WordPress' ``get_avatar_url`` builds it."""
+    digest = hashlib.md5(email.strip().lower().encode("utf-8"), usedforsecurity=False)
+    return f"{GRAVATAR}{digest.hexdigest()}?{urlencode({'s': 96, 'd': 'mm', 'r': 'g'})}"
+
+
+def _customer_block(customer: CustomerData) -> Row:
+    user = customer.user
+    return {
+        "id": user["id"],
+        "created_at": format_timestamp(user["created_at"]),
+        "last_update": format_timestamp(customer.last_update),
+        "email": user["email"],
+        "first_name": user["first_name"],
+        "last_name": user["last_name"],
+        "username": user["login"],
+        "role": user["role"],
+        "last_order_id": customer.last_order_id,
+        "last_order_date": (
+            format_timestamp(customer.last_order_date)
+            if customer.last_order_date is not None
+            else None
+        ),
+        "orders_count": customer.orders_count,
+        "total_spent": format_decimal(customer.total_spent, 2),
+        "avatar_url": avatar_url(user["email"]),
+        "billing_address": _profile_address(customer.billing, BILLING_FIELDS),
+        "shipping_address": _profile_address(customer.shipping, SHIPPING_FIELDS),
+    }
+
+
+def _guest_block(billing: dict[str, str], shipping: dict[str, str]) -> Row:
+    return {
+        "id": 0,
+        "email": billing["email"],
+        "first_name": billing["first_name"],
+        "last_name": billing["last_name"],
+        "billing_address": billing,
+        "shipping_address": shipping,
+    }
+
+
+def _order_meta(row: Row) -> dict[str, Any]:
+    stored = orders_sql.parse_meta(row["order_meta"])
+    return {key: value for key, value in stored.items() if not key.startswith("_")}
+
+
+# --- the record
+
+
+def _record(order: OrderData, batch: _Batch) -> Row:
+    row = order.row
+    settings = batch.context.settings
+    lines = order.items_of("line_item")
+    shipping = order.items_of("shipping")
+    billing = _order_address(row, "billing", BILLING_FIELDS)
+    if not billing["email"] and order.customer is not None:
+        billing["email"] = order.customer.user["email"]
+    shipping_address = _order_address(row, "shipping", SHIPPING_FIELDS)
+    subtotal = rules.order_subtotal(
+        (item["subtotal"] for item in lines),
+        settings.price_decimals,
+        settings.tax_round_at_subtotal,
+    )
+    record: Row = {
+        "id": order.id,
+        "order_number": str(order.id),
+        "order_key": row["order_key"],
+        "created_at": format_timestamp(row["created_at"]),
+        "updated_at": format_timestamp(row["updated_at"]),
+        "completed_at": format_timestamp(row["date_completed"]),
+        "status": row["status"],
+        "currency": row["currency"],
+        "total": batch.money(row["total"]),
+        "subtotal": batch.money(subtotal),
+        "total_line_items_quantity": sum(int(item["quantity"]) for item in lines),
+        "total_tax": batch.money(row["total_tax"]),
+        "total_shipping": batch.money(row["shipping_total"]),
+        "cart_tax": batch.money(row["cart_tax"]),
+        "shipping_tax": batch.money(row["shipping_tax"]),
+        "total_discount": batch.money(row["discount_total"]),
+        "shipping_methods": ", ".join(item["name"] for item in shipping),
+        "payment_details": {
+            "method_id": row["payment_method"],
+            "method_title": row["payment_method_title"],
+            "paid": row["date_paid"] is not None,
+        },
+        "billing_address": billing,
+        "shipping_address": shipping_address,
+        "note": row["customer_note"],
+        "customer_ip": row["customer_ip"],
+        "customer_user_agent": row["customer_user_agent"],
+        "customer_id": int(row["customer_id"]),
+        "view_order_url": f"{batch.context.public_url}/my-account/view-order/{order.id}/",
+        "line_items": [_line_item(item, order, batch) for item in lines],
+        "shipping_lines": [_shipping_line(item, batch) for item in shipping],
+        "tax_lines": _tax_lines(order, batch),
+        "fee_lines": [_fee_line(item, batch) for item in order.items_of("fee")],
+        "coupon_lines": [_coupon_line(item, batch) for item in order.items_of("coupon")],
+        "customer": (
+            _customer_block(order.customer)
+            if order.customer is not None
+            else _guest_block(dict(billing), dict(shipping_address))
+        ),
+    }
+    if batch.options.meta:
+        record["order_meta"] = _order_meta(row)
+    return record
+
+
+def _expanded_products(
+    context: RecordContext, data: OrdersData, expand: Iterable[str]
+) -> dict[int, Row]:
+    if "products" not in expand:
+        return {}
+    ids = sorted(
+        {
+            _line_product_id(item)
+            for order in data.orders.values()
+            for item in order.items_of("line_item")
+        }
+        & set(data.products)
+    )
+    return {record["id"]: record for record in product_records(context, ids)} if ids else {}
+
+
+def _expanded_rates(
+    context: RecordContext, data: OrdersData, expand: Iterable[str]
+) -> dict[int, Row]:
+    if "taxes" not in expand:
+        return {}
+    ids = sorted(
+        {
+            int(item["rate_id"])
+            for order in data.orders.values()
+            for item in order.items_of("tax")
+            if item["rate_id"]
+        }
+    )
+    rows = orders_sql.tax_rate_rows(context.conn, ids) if ids else []
+    return {row["id"]: tax_record(context, row) for row in rows}
+
+
+def order_records(
+    context: RecordContext, ids: Sequence[int], options: OrderOptions | None = None
+) -> list[Row]:
+    """The full records of the orders ``ids``, in that order (ids that do not exist are left
+    out). A fixed number of statements, whatever the number of ids."""
+    options = options or OrderOptions()
+    data = orders_sql.load_orders(context.conn, ids)
+    batch = _Batch(
+        context=context,
+        options=options,
+        data=data,
+        products=_expanded_products(context, data, options.expand),
+        rates=_expanded_rates(context, data, options.expand),
+    )
+    return [_record(data.orders[i], batch) for i in ids if i in data.orders]
+
+
+def order_record(context: RecordContext, order_id: int, options: OrderOptions | None = None) -> Row:
+    """The full record of one order; 404 ``shop_api_no_order_found`` when it does not exist."""
+    records = order_records(context, [order_id], options)
+    if not records:
+        raise not_found(order_id)
+    return records[0]

@@ -1,0 +1,421 @@
+"""Orders: one row, pages of ids, counts, the data of a page of records, trash and delete.
+
+A page of records (:func:`load_orders`) costs a fixed number of statements whatever the number
+of orders: the orders, their items, the items' meta, the line products (SKU, parent), the
+attribute labels of the line meta, and the customers (user, profile and order statistics).
+
+Lists (decisions.md §6, §7 "Query parsing", "Orders: records"): ``status`` is a comma list
+(``any`` or nothing: every status but ``trash``; ``trash`` lists the trashed orders; an unknown
+status matches nothing), ``filter[customer_id]`` an exact customer, ``filter[q]`` searches the
+customer note, the billing and shipping names and companies and the billing email
+(case-insensitive); the common filters and the ordering come from ``sql/paging.py``.
+
+Customer statistics (reference orders.md §1.7, the customers resource of 3.x): ``orders_count``
+counts the customer's orders in any status but ``trash``; ``total_spent`` sums the totals of
+those ``completed`` or ``processing`` (the original's "paid" statuses); ``last_order_id`` is the
+highest such order id (any status but trash) and ``last_order_date`` its ``created_at``. The sum
+runs in SQL; SQLite sums the decimal strings as floats, so the sum is rounded back to 6
+decimals (exact for any realistic shop total).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Select,
+    and_,
+    case,
+    delete,
+    func,
+    or_,
+    select,
+    update,
+)
+
+from shopsvc.sql import taxes as taxes_sql
+from shopsvc.sql.paging import Listable, ListFilters, common_filters, count, fetch_page
+from shopsvc.sql.tables import (
+    attributes,
+    customer_profiles,
+    order_item_meta,
+    order_items,
+    order_notes,
+    order_refunds,
+    orders,
+    product_attributes,
+    products,
+    refund_items,
+    tax_rates,
+    users,
+)
+
+Row = dict[str, Any]
+
+#: Order statuses every list and count sees by default (all but ``trash``); kept here (sql does
+#: not import domain) and equal to ``shopsvc.domain.orders.STATUSES``.
+LISTED_STATUSES = (
+    "pending",
+    "processing",
+    "on-hold",
+    "completed",
+    "cancelled",
+    "refunded",
+    "failed",
+)
+TRASH = "trash"
+#: The statuses whose totals count in a customer's ``total_spent``.
+PAID_STATUSES = ("completed", "processing")
+
+SEARCHED = (
+    orders.c.customer_note,
+    orders.c.billing_first_name,
+    orders.c.billing_last_name,
+    orders.c.shipping_first_name,
+    orders.c.shipping_last_name,
+    orders.c.billing_company,
+    orders.c.shipping_company,
+    orders.c.billing_email,
+)
+LISTABLE = Listable.dated(orders, search=SEARCHED)
+
+
+def get(conn: Connection, order_id: int) -> dict[str, Any] | None:
+    """The ``orders`` row ``order_id``, or None."""
+    row = conn.execute(select(orders).where(orders.c.id == order_id)).mappings().first()
+    return dict(row) if row else None
+
+
+# --- lists and counts
+
+
+@dataclass(frozen=True)
+class OrderFilters:
+    """The order-specific list filters: ``statuses`` None means every status but trash;
+    ``product_id`` keeps the orders with a line of that product or variation."""
+
+    statuses: tuple[str, ...] | None = None
+    customer_id: int | None = None
+    product_id: int | None = None
+
+
+def _filter_terms(filters: OrderFilters) -> list[ColumnElement[bool]]:
+    terms: list[ColumnElement[bool]] = []
+    if filters.statuses is None:
+        terms.append(orders.c.status != TRASH)
+    else:
+        terms.append(orders.c.status.in_(filters.statuses))
+    if filters.customer_id:
+        terms.append(orders.c.customer_id == filters.customer_id)
+    if filters.product_id is not None:
+        terms.append(orders.c.id.in_(_with_product(filters.product_id)))
+    return terms
+
+
+def _with_product(product_id: int) -> Select[Any]:
+    """The ids of the orders with a line item of the product or variation ``product_id``."""
+    return select(order_items.c.order_id).where(
+        order_items.c.item_type == "line_item",
+        or_(order_items.c.product_id == product_id, order_items.c.variation_id == product_id),
+    )
+
+
+def page_order_ids(
+    conn: Connection, params: ListFilters, filters: OrderFilters
+) -> tuple[list[int], int]:
+    """One page of order ids matching the filters, in the list order, and the total."""
+    rows, total = fetch_page(conn, select(orders.c.id), LISTABLE, params, _filter_terms(filters))
+    return [int(row["id"]) for row in rows], total
+
+
+def count_orders(conn: Connection, params: ListFilters, filters: OrderFilters) -> int:
+    """The number of orders matching the filters (the list's total)."""
+    terms = [*_filter_terms(filters), *common_filters(LISTABLE, params)]
+    return count(conn, select(orders.c.id), terms)
+
+
+def count_by_status(conn: Connection, params: ListFilters, filters: OrderFilters) -> dict[str, int]:
+    """``{status: n}`` for every listed status (in order, zeros included), the other filters
+    applied; ``filters.statuses`` is not read."""
+    terms = [
+        *_filter_terms(OrderFilters(statuses=LISTED_STATUSES, customer_id=filters.customer_id)),
+        *common_filters(LISTABLE, params),
+    ]
+    query = (
+        select(orders.c.status, func.count()).where(and_(True, *terms)).group_by(orders.c.status)
+    )
+    found = {status: int(n) for status, n in conn.execute(query)}
+    return {status: found.get(status, 0) for status in LISTED_STATUSES}
+
+
+def order_ids_with_product(conn: Connection, product_id: int) -> list[int]:
+    """The orders (any status) with a line item whose product or variation is
+    ``product_id``, by id."""
+    query = _with_product(product_id).distinct()
+    return sorted(int(order_id) for order_id in conn.execute(query).scalars())
+
+
+# --- the data of a page of records
+
+
+@dataclass
+class CustomerData:
+    """A registered customer as the order's ``customer`` block shows it."""
+
+    user: Row
+    billing: dict[str, str]
+    shipping: dict[str, str]
+    last_update: dt.datetime
+    orders_count: int = 0
+    total_spent: Decimal = Decimal(0)
+    last_order_id: int | None = None
+    last_order_date: dt.datetime | None = None
+
+
+@dataclass
+class LineProduct:
+    """What a line item's record needs of its product (or variation): SKU and parent."""
+
+    id: int
+    sku: str
+    parent_sku: str
+
+
+@dataclass
+class OrderData:
+    """An order row with its items (by id, every type), the items' meta and its customer."""
+
+    row: Row
+    items: list[Row] = field(default_factory=list)
+    item_meta: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    customer: CustomerData | None = None
+
+    @property
+    def id(self) -> int:
+        return int(self.row["id"])
+
+    def items_of(self, item_type: str) -> list[Row]:
+        return [item for item in self.items if item["item_type"] == item_type]
+
+
+@dataclass
+class OrdersData:
+    """Everything a page of order records needs, loaded in a fixed number of statements."""
+
+    orders: dict[int, OrderData]
+    #: line products (by product or variation id) that still exist
+    products: dict[int, LineProduct]
+    #: attribute labels: ``pa_<slug>`` → global attribute name
+    global_labels: dict[str, str]
+    #: the custom (non-global) attribute names of the line products, by product id
+    custom_labels: dict[int, list[str]]
+
+
+def _unique(values: Iterable[int | None]) -> list[int]:
+    return sorted({int(v) for v in values if v})
+
+
+def parse_meta(text: str | None) -> dict[str, Any]:
+    """A stored JSON object (``order_meta``, a profile address); ``{}`` when it is not one."""
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def load_orders(conn: Connection, ids: Sequence[int]) -> OrdersData:
+    """The orders ``ids`` that exist, with their items, item meta, line products, attribute
+    labels and customers -- at most 8 statements, whatever the number of ids."""
+    wanted = _unique(ids)
+    data = OrdersData(orders={}, products={}, global_labels={}, custom_labels={})
+    if not wanted:
+        return data
+    for row in conn.execute(select(orders).where(orders.c.id.in_(wanted))).mappings():
+        data.orders[row["id"]] = OrderData(row=dict(row))
+    if not data.orders:
+        return data
+    order_ids = sorted(data.orders)
+    item_query = (
+        select(order_items)
+        .where(order_items.c.order_id.in_(order_ids))
+        .order_by(order_items.c.order_id, order_items.c.id)
+    )
+    items = [dict(row) for row in conn.execute(item_query).mappings()]
+    for item in items:
+        data.orders[item["order_id"]].items.append(item)
+    _load_item_meta(conn, data, order_ids)
+    lines = [item for item in items if item["item_type"] == "line_item"]
+    _load_line_products(conn, data, lines)
+    _load_labels(conn, data, lines)
+    _load_customers(conn, data)
+    return data
+
+
+def _load_item_meta(conn: Connection, data: OrdersData, order_ids: list[int]) -> None:
+    query = (
+        select(order_items.c.order_id, order_item_meta)
+        .select_from(
+            order_item_meta.join(order_items, order_items.c.id == order_item_meta.c.item_id)
+        )
+        .where(order_items.c.order_id.in_(order_ids))
+        .order_by(order_item_meta.c.item_id, order_item_meta.c.id)
+    )
+    for row in conn.execute(query).mappings():
+        metas = data.orders[row["order_id"]].item_meta.setdefault(row["item_id"], [])
+        metas.append((row["meta_key"], row["meta_value"]))
+
+
+def _load_line_products(conn: Connection, data: OrdersData, lines: list[Row]) -> None:
+    ids = _unique([*(i["product_id"] for i in lines), *(i["variation_id"] for i in lines)])
+    if not ids:
+        return
+    query = select(products.c.id, products.c.sku, products.c.parent_id).where(
+        products.c.id.in_(ids)
+    )
+    rows = [dict(row) for row in conn.execute(query).mappings()]
+    own = {row["id"]: row["sku"] or "" for row in rows}
+    for row in rows:
+        parent_sku = own.get(row["parent_id"], "") if row["parent_id"] else ""
+        data.products[row["id"]] = LineProduct(row["id"], own[row["id"]], parent_sku)
+
+
+def _load_labels(conn: Connection, data: OrdersData, lines: list[Row]) -> None:
+    """Labels of line meta keys: global attributes (``pa_<slug>``) and the custom attributes of
+    the line products (a variation's from its parent, which is the line's ``product_id``)."""
+    keys = {
+        key
+        for order in data.orders.values()
+        for item in order.items_of("line_item")
+        for key, _ in order.item_meta.get(item["id"], [])
+    }
+    if not keys:
+        return
+    slugs = sorted({key[3:] for key in keys if key.startswith("pa_") and len(key) > 3})
+    if slugs:
+        query = select(attributes.c.slug, attributes.c.name).where(attributes.c.slug.in_(slugs))
+        data.global_labels = {f"pa_{slug}": name for slug, name in conn.execute(query)}
+    product_ids = _unique(item["product_id"] for item in lines)
+    if product_ids:
+        query = (
+            select(product_attributes.c.product_id, product_attributes.c.name)
+            .where(
+                product_attributes.c.product_id.in_(product_ids),
+                product_attributes.c.attribute_id.is_(None),
+            )
+            .order_by(product_attributes.c.product_id, product_attributes.c.position)
+        )
+        for product_id, name in conn.execute(query):
+            data.custom_labels.setdefault(product_id, []).append(name)
+
+
+def _load_customers(conn: Connection, data: OrdersData) -> None:
+    customer_ids = _unique(order.row["customer_id"] for order in data.orders.values())
+    if not customer_ids:
+        return
+    query = (
+        select(
+            users,
+            customer_profiles.c.billing,
+            customer_profiles.c.shipping,
+            customer_profiles.c.updated_at.label("profile_updated_at"),
+        )
+        .select_from(users.outerjoin(customer_profiles, customer_profiles.c.user_id == users.c.id))
+        .where(users.c.id.in_(customer_ids))
+    )
+    customers: dict[int, CustomerData] = {}
+    for row in conn.execute(query).mappings():
+        updated = max(d for d in (row["updated_at"], row["profile_updated_at"]) if d is not None)
+        customers[row["id"]] = CustomerData(
+            user=dict(row),
+            billing=parse_meta(row["billing"]),
+            shipping=parse_meta(row["shipping"]),
+            last_update=updated,
+        )
+    if customers:
+        _load_customer_stats(conn, customers)
+    for order in data.orders.values():
+        order.customer = customers.get(order.row["customer_id"])
+
+
+def _load_customer_stats(conn: Connection, customers: dict[int, CustomerData]) -> None:
+    paid = case((orders.c.status.in_(PAID_STATUSES), orders.c.total), else_=None)
+    stats = (
+        select(
+            orders.c.customer_id,
+            func.count().label("orders_count"),
+            func.sum(paid).label("total_spent"),
+            func.max(orders.c.id).label("last_order_id"),
+        )
+        .where(orders.c.customer_id.in_(sorted(customers)), orders.c.status != TRASH)
+        .group_by(orders.c.customer_id)
+        .subquery()
+    )
+    last = orders.alias("last_order")
+    query = select(stats, last.c.created_at.label("last_order_date")).select_from(
+        stats.outerjoin(last, last.c.id == stats.c.last_order_id)
+    )
+    for row in conn.execute(query).mappings():
+        customer = customers[row["customer_id"]]
+        customer.orders_count = int(row["orders_count"])
+        spent = row["total_spent"]
+        customer.total_spent = Decimal(0) if spent is None else round(Decimal(spent), 6)
+        customer.last_order_id = row["last_order_id"]
+        customer.last_order_date = row["last_order_date"]
+
+
+def tax_rate_rows(conn: Connection, rate_ids: Sequence[int]) -> list[Row]:
+    """The tax rates ``rate_ids`` that exist, with their locations (as ``sql.taxes.get_rate``
+    reads one), in two statements."""
+    query = taxes_sql._rates().where(tax_rates.c.id.in_(_unique(rate_ids)))
+    rows = [dict(row) for row in conn.execute(query).mappings()]
+    return taxes_sql._with_locations(conn, rows)
+
+
+# --- trash and delete
+
+
+def update_to_trash(conn: Connection, order_id: int, now: dt.datetime) -> bool:
+    """Move an order to the trash, keeping its status in ``status_before_trash``; False when it
+    was already there."""
+    moved = conn.execute(
+        update(orders)
+        .where(orders.c.id == order_id, orders.c.status != TRASH)
+        .values(status_before_trash=orders.c.status, status=TRASH, updated_at=now)
+    ).rowcount
+    return moved > 0
+
+
+def restore_from_trash(conn: Connection, order_id: int, now: dt.datetime) -> str | None:
+    """Bring a trashed order back to the status it had (``pending`` when unknown); that status,
+    or None when the order was not in the trash."""
+    row = get(conn, order_id)
+    if row is None or row["status"] != TRASH:
+        return None
+    status = row["status_before_trash"] or "pending"
+    conn.execute(
+        update(orders)
+        .where(orders.c.id == order_id)
+        .values(status=status, status_before_trash=None, updated_at=now)
+    )
+    return str(status)
+
+
+def delete_order(conn: Connection, order_id: int) -> bool:
+    """Delete an order for good with its items, item meta, notes and refunds; False when there
+    was no such order."""
+    item_ids = select(order_items.c.id).where(order_items.c.order_id == order_id)
+    refund_ids = select(order_refunds.c.id).where(order_refunds.c.order_id == order_id)
+    conn.execute(delete(order_item_meta).where(order_item_meta.c.item_id.in_(item_ids)))
+    conn.execute(delete(refund_items).where(refund_items.c.refund_id.in_(refund_ids)))
+    conn.execute(delete(order_refunds).where(order_refunds.c.order_id == order_id))
+    conn.execute(delete(order_notes).where(order_notes.c.order_id == order_id))
+    conn.execute(delete(order_items).where(order_items.c.order_id == order_id))
+    return conn.execute(delete(orders).where(orders.c.id == order_id)).rowcount > 0

@@ -1,0 +1,106 @@
+"""The write side of orders: ``POST /orders``, ``PUT|PATCH|POST /orders/<id>`` and
+``POST|PUT|PATCH /orders/bulk``.
+
+Checks run in the spec's order. Create: envelope (``shop_api_missing_order_data``), capability
+(``publish_shop_orders``), then the fields and the writer's steps (reference orders.md §3).
+Edit: envelope, the shared record validation (id, existence, ``edit_shop_orders``), then the
+fields and the writer's steps (§4). Bulk: a non-zero ``id`` edits, anything else creates, each
+element in its own savepoint. Every write is one transaction, so a failing create or edit
+leaves nothing behind. Responses are the GET representation built with the defaults (2
+decimals; ``filter[meta]``, ``filter[expand]`` and ``filter[all_item_meta]`` still apply).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+from pyramid.request import Request
+from pyramid.response import Response
+from pyramid.view import view_config
+
+from shopsvc import rendering
+from shopsvc.bulk import run_bulk
+from shopsvc.errors import ApiError, invalid_param
+from shopsvc.families import ORDERS
+from shopsvc.records.orders import options_from_filters, order_record
+from shopsvc.resources import Order, Orders, OrdersBulk
+from shopsvc.sql import orders as orders_sql
+from shopsvc.validation import orders as validation
+from shopsvc.validation.types import parse_int
+from shopsvc.writers import orders as writer
+
+EDIT = {"request_method": ("POST", "PUT", "PATCH")}
+MISSING = "shop_api_missing_order_data"
+
+
+def client_of(request: Request) -> writer.Client:
+    """The caller's IP (``X-Forwarded-For`` only from a trusted proxy) and User-Agent."""
+    ip = request.remote_addr or ""
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    if forwarded and ip and request.shop.trusted_proxies:
+        try:
+            trusted = any(ipaddress.ip_address(ip) in net for net in request.shop.trusted_proxies)
+        except ValueError:
+            trusted = False
+        if trusted:
+            ip = forwarded.split(",")[0].strip()
+    return writer.Client(ip=ip[:100], user_agent=request.user_agent or "")
+
+
+def _record(request: Request, order_id: int) -> dict[str, Any]:
+    options = options_from_filters(request.filters, shaped=False)
+    return order_record(request.record_context, order_id, options)
+
+
+def _create(request: Request, data: Any) -> int:
+    clean = validation.clean_order(data, create=True)
+    return writer.create_order(request.write_context, clean, client_of(request))
+
+
+def _edit(request: Request, order_id: int, data: Any) -> None:
+    """The shared record validation, except that an order that does not exist is the spec's
+    400 ``shop_api_invalid_order_id`` (decisions.md §6), then the fields and the writer."""
+    ORDERS.check_id(order_id)
+    if orders_sql.get(request.db, order_id) is None:
+        raise ApiError("shop_api_invalid_order_id", "Order ID is invalid", 400)
+    ORDERS.load(request, order_id, "edit")
+    clean = validation.clean_order(data, create=False)
+    writer.edit_order(request.write_context, order_id, clean)
+
+
+@view_config(context=Orders, request_method="POST")
+def create_order(context: Orders, request: Request) -> Response:
+    data = request.envelope("order", MISSING, "No order data specified to create order")
+    ORDERS.require(request, "create")
+    order_id = _create(request, data)
+    return rendering.single(request, "order", _record(request, order_id), 201)
+
+
+@view_config(context=Order, **EDIT)
+def edit_order(context: Order, request: Request) -> Response:
+    data = request.envelope("order", MISSING, "No order data specified to edit order")
+    _edit(request, context.id, data)
+    return rendering.single(request, "order", _record(request, context.id))
+
+
+@view_config(context=OrdersBulk, **EDIT)
+def bulk_orders(context: OrdersBulk, request: Request) -> Response:
+    """Each element: a non-zero ``id`` edits that order, anything else creates."""
+
+    def handle(element: dict[str, Any]) -> dict[str, Any]:
+        raw_id = element.get("id")
+        order_id = 0
+        if raw_id is not None and raw_id != "":
+            parsed = parse_int(raw_id)
+            if parsed is None:
+                raise invalid_param("order.id", "must be an integer")
+            order_id = parsed
+        if order_id:
+            _edit(request, order_id, element)
+        else:
+            ORDERS.require(request, "create")
+            order_id = _create(request, element)
+        return _record(request, order_id)
+
+    return run_bulk(request, "orders", handle)

@@ -1,0 +1,50 @@
+"""Writing order notes (reference orders.md §6): create, edit, delete.
+
+The order and note checks (ids, existence, capabilities) are the view's, through
+``families.ORDERS`` and ``families.ORDER_NOTES``; these functions take ids that were checked.
+Field rules: ``note`` is required on create (``""`` allowed; absent or null →
+``shop_api_invalid_order_note``), any other type than a string (or a finite number, written as
+text) is ``shop_api_invalid_param``; ``customer_note`` is on only for JSON ``true`` on create,
+and on edit ``true`` turns it on and anything else but null (absent) turns it off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shopsvc.errors import ApiError, invalid_param
+from shopsvc.sql import order_notes as notes_sql
+from shopsvc.validation.types import as_text, check_text
+from shopsvc.writers.context import WriteContext
+
+ENVELOPE = "order_note"
+
+
+def _note_text(value: Any) -> str:
+    text = as_text(value)
+    if text is None:
+        raise invalid_param(f"{ENVELOPE}.note", "must be a string")
+    return check_text(text, f"{ENVELOPE}.note")
+
+
+def create_note(ctx: WriteContext, order_id: int, data: dict[str, Any]) -> int:
+    """Add the note ``data`` (the ``order_note`` object) to the order; its id."""
+    if data.get("note") is None:
+        raise ApiError("shop_api_invalid_order_note", "Order note is required", 400)
+    note = _note_text(data["note"])
+    customer_note = data.get("customer_note") is True
+    return notes_sql.insert_note(ctx.conn, order_id, note, ctx.now, customer_note=customer_note)
+
+
+def edit_note(ctx: WriteContext, note_id: int, data: dict[str, Any]) -> None:
+    """Apply ``note`` (when present and not null) and ``customer_note`` (when present)."""
+    values: dict[str, Any] = {}
+    if data.get("note") is not None:
+        values["note"] = _note_text(data["note"])
+    if data.get("customer_note") is not None:
+        values["customer_note"] = data["customer_note"] is True
+    notes_sql.update_note(ctx.conn, note_id, values)
+
+
+def delete_note(ctx: WriteContext, note_id: int) -> None:
+    notes_sql.delete_note(ctx.conn, note_id)

@@ -1,0 +1,163 @@
+"""Recalculate an order's taxes and totals and store them (reference orders.md §10): line,
+shipping and fee taxes on the items, one tax item per rate id, and the order-level totals.
+The arithmetic is ``shopsvc.domain.totals``; the rates are matched against the address the
+store's ``tax_based_on`` chooses."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from shopsvc.domain.tax import Address, TaxRate
+from shopsvc.domain.totals import (
+    FeeLine,
+    LineItem,
+    ShippingLine,
+    TotalsSettings,
+    calculate_totals,
+    tax_address,
+)
+from shopsvc.settings import Settings
+from shopsvc.sql import order_writes as sql
+from shopsvc.writers.context import WriteContext
+
+Row = dict[str, Any]
+_ZERO = Decimal(0)
+
+
+def _address(order: Row, prefix: str) -> Address:
+    return Address(
+        country=order[f"{prefix}_country"],
+        state=order[f"{prefix}_state"],
+        postcode=order[f"{prefix}_postcode"],
+        city=order[f"{prefix}_city"],
+    )
+
+
+def order_tax_address(settings: Settings, order: Row) -> Address:
+    """The address an order's taxes are matched against (reference §10.1)."""
+    base = Address(
+        settings.store_country, settings.store_state, settings.store_postcode, settings.store_city
+    )
+    based_on = settings.tax_based_on if settings.tax_based_on in ("billing", "base") else "shipping"
+    return tax_address(based_on, _address(order, "billing"), _address(order, "shipping"), base)
+
+
+def tax_rates(ctx: WriteContext) -> list[TaxRate]:
+    """Every stored tax rate, as the tax rules take them."""
+    return [
+        TaxRate(
+            id=row["id"],
+            country=row["country"],
+            state=row["state"],
+            rate=row["rate"],
+            name=row["name"],
+            priority=row["priority"],
+            compound=bool(row["compound"]),
+            shipping=bool(row["shipping"]),
+            order=row["rate_order"],
+            tax_class=row["tax_class"],
+            postcodes=row["postcodes"],
+            cities=row["cities"],
+        )
+        for row in sql.all_tax_rates(ctx.conn)
+    ]
+
+
+def _taxes_json(total: dict[int, Decimal], subtotal: dict[int, Decimal] | None = None) -> str:
+    data: dict[str, dict[str, str]] = {"total": {str(k): str(v) for k, v in total.items()}}
+    data["subtotal"] = {str(k): str(v) for k, v in (subtotal or {}).items()}
+    return json.dumps(data)
+
+
+def recalculate(ctx: WriteContext, order: Row) -> None:
+    """Recalculate and store the totals of ``order`` (its row, updated in place)."""
+    settings = ctx.settings
+    items = sql.get_items(ctx.conn, order["id"])
+    by_type: dict[str, list[Row]] = {}
+    for item in items:
+        by_type.setdefault(item["item_type"], []).append(item)
+    lines = [
+        LineItem(
+            subtotal=item["subtotal"],
+            total=item["total"],
+            quantity=item["quantity"],
+            tax_class=item["tax_class"],
+            taxable=bool(item["taxable"]),
+            key=item["id"],
+        )
+        for item in by_type.get("line_item", [])
+    ]
+    shipping = [ShippingLine(item["total"], key=item["id"]) for item in by_type.get("shipping", [])]
+    fees = [
+        FeeLine(item["total"], item["tax_class"], bool(item["taxable"]), key=item["id"])
+        for item in by_type.get("fee", [])
+    ]
+    result = calculate_totals(
+        lines,
+        shipping,
+        fees,
+        rates=tax_rates(ctx),
+        address=order_tax_address(settings, order),
+        settings=TotalsSettings(
+            calc_taxes=settings.calc_taxes,
+            prices_include_tax=settings.prices_include_tax,
+            tax_round_at_subtotal=settings.tax_round_at_subtotal,
+            shipping_tax_class=settings.shipping_tax_class,
+            decimals=settings.price_decimals,
+            tax_classes=sql.tax_class_slugs(ctx.conn),
+        ),
+    )
+    for line in result.lines:
+        sql.update_item(
+            ctx.conn,
+            int(line.key),
+            {
+                "subtotal_tax": line.subtotal_tax,
+                "total_tax": line.total_tax,
+                "taxes": _taxes_json(line.taxes, line.subtotal_taxes),
+            },
+        )
+    for ship in result.shipping_lines:
+        values = {"total_tax": ship.total_tax, "taxes": _taxes_json(ship.taxes)}
+        sql.update_item(ctx.conn, int(ship.key), values)
+    for fee in result.fees:
+        values = {"total": fee.total, "total_tax": fee.total_tax, "taxes": _taxes_json(fee.taxes)}
+        sql.update_item(ctx.conn, int(fee.key), values)
+    _store_tax_items(ctx, order["id"], by_type.get("tax", []), result.tax_lines)
+    discount_tax = sum((line.subtotal_tax - line.total_tax for line in result.lines), _ZERO)
+    values = {
+        "discount_total": result.total_discount,
+        "discount_tax": discount_tax,
+        "shipping_total": result.total_shipping,
+        "shipping_tax": result.shipping_tax,
+        "cart_tax": result.cart_tax,
+        "total_tax": result.total_tax,
+        "total": result.total,
+    }
+    sql.update_order(ctx.conn, order["id"], values)
+    order.update(values)
+
+
+def _store_tax_items(ctx: WriteContext, order_id: int, stored: list[Row], lines: Any) -> None:
+    """One tax item per rate id: kept (and refreshed) when the rate is still used, added when
+    new, removed when no longer used (reference §10.4)."""
+    existing = {item["rate_id"]: item for item in stored}
+    for line in lines:
+        values = {
+            "name": line.title,
+            "rate_code": line.code,
+            "compound": line.compound,
+            "tax_total": line.tax_total,
+            "shipping_tax_total": line.shipping_tax_total,
+        }
+        item = existing.pop(line.rate_id, None)
+        if item is None:
+            sql.insert_item(
+                ctx.conn,
+                {"order_id": order_id, "item_type": "tax", "rate_id": line.rate_id, **values},
+            )
+        else:
+            sql.update_item(ctx.conn, item["id"], values)
+    sql.delete_items(ctx.conn, [item["id"] for item in existing.values()])
