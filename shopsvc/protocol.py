@@ -106,6 +106,15 @@ def _from_trusted_proxy(request: Request) -> bool:
     return any(address in network for network in proxies)
 
 
+def _client_ip(request: Request) -> str:
+    """The caller's IP: the first ``X-Forwarded-For`` address when a trusted proxy sent it,
+    else the peer's address."""
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    if forwarded and _from_trusted_proxy(request):
+        return forwarded.split(",")[0].strip()
+    return request.remote_addr or ""
+
+
 def _scheme(request: Request) -> str:
     forwarded = request.headers.get("X-Forwarded-Proto", "")
     if forwarded and _from_trusted_proxy(request):
@@ -432,6 +441,7 @@ def includeme(config: Configurator) -> None:
     config.add_request_method(_filters, "filters", reify=True)
     config.add_request_method(_shop, "shop", reify=True)
     config.add_request_method(_scheme, "scheme_seen", reify=True)
+    config.add_request_method(_client_ip, "client_ip", reify=True)
     config.add_request_method(_public_url, "public_url", reify=True)
     config.add_request_method(_json_object, "json_object", reify=True)
     config.add_request_method(_envelope, "envelope")

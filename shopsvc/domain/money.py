@@ -7,19 +7,24 @@ totals (``domain/tax.py``, ``domain/totals.py``), records and rendering all roun
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
 __all__ = ["format_decimal", "round_money"]
 
 _PRECISION = 60  # digits: enough that no amount or rate is ever rounded by the context
+_EXPONENTS = {places: Decimal(1).scaleb(-places) for places in range(21)}
 
 
 def round_money(amount: Decimal | int | str, places: int) -> Decimal:
     """``amount`` at exactly ``places`` decimals, rounded half away from zero (``1.005`` →
     ``1.01``, ``-1.005`` → ``-1.01``); a result of zero is never negative."""
-    with localcontext() as ctx:
-        ctx.prec = _PRECISION
-        rounded = Decimal(amount).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    exponent = _EXPONENTS.get(places) or Decimal(1).scaleb(-places)
+    try:  # the default context's 28 digits hold every stored amount; wider ones take the slow way
+        rounded = Decimal(amount).quantize(exponent, rounding=ROUND_HALF_UP)
+    except InvalidOperation:
+        with localcontext() as ctx:
+            ctx.prec = _PRECISION
+            rounded = Decimal(amount).quantize(exponent, rounding=ROUND_HALF_UP)
     return rounded.copy_abs() if rounded.is_zero() else rounded
 
 

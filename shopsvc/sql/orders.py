@@ -93,6 +93,18 @@ def get(conn: Connection, order_id: int) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
+def get_for_update(conn: Connection, order_id: int) -> dict[str, Any] | None:
+    """The ``orders`` row ``order_id``, or None, locked until the transaction ends: a write that
+    reads the order's state (status, stock reduced, what is left to refund) and then writes from
+    it takes this lock first, so two such writes of one order run one after the other and the
+    second reads what the first committed. ``SELECT … FOR UPDATE`` on PostgreSQL (a wait bounded
+    by ``lock_timeout``: 503 ``shop_api_busy``); SQLite has no row locks, and needs none — its
+    write transactions already run one at a time (``BEGIN IMMEDIATE``)."""
+    query = select(orders).where(orders.c.id == order_id).with_for_update()
+    row = conn.execute(query).mappings().first()
+    return dict(row) if row else None
+
+
 # --- lists and counts
 
 

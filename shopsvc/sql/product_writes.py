@@ -42,9 +42,13 @@ SHIPPING_CLASS = "product_shipping_class"
 # --- the product row
 
 
-def get_product(conn: Connection, product_id: int) -> dict[str, Any] | None:
-    """Every column of one product or variation."""
-    row = conn.execute(select(products).where(products.c.id == product_id)).mappings().first()
+def get_product(conn: Connection, product_id: int, *, lock: bool = False) -> dict[str, Any] | None:
+    """Every column of one product or variation; ``lock`` holds the row for the rest of the
+    transaction (an edit that moves stock by a delta must not race an order's stock move)."""
+    query = select(products).where(products.c.id == product_id)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).mappings().first()
     return dict(row) if row else None
 
 

@@ -642,8 +642,12 @@ def get_variation_stock(conn: Connection, parent_id: int) -> list[dict[str, Any]
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
-def get_stock_row(conn: Connection, product_id: int) -> dict[str, Any] | None:
-    """The stock columns (and type) of one product."""
+def get_stock_row(
+    conn: Connection, product_id: int, *, lock: bool = False
+) -> dict[str, Any] | None:
+    """The stock columns (and type) of one product; ``lock`` holds the row until the
+    transaction ends (``FOR UPDATE`` on PostgreSQL; SQLite serialises writers already), so a
+    quantity read to be moved cannot be moved by another transaction meanwhile."""
     query = select(
         products.c.id,
         products.c.type,
@@ -653,6 +657,8 @@ def get_stock_row(conn: Connection, product_id: int) -> dict[str, Any] | None:
         products.c.backorders,
         products.c.stock_status,
     ).where(products.c.id == product_id)
+    if lock:
+        query = query.with_for_update()
     row = conn.execute(query).mappings().first()
     return dict(row) if row else None
 

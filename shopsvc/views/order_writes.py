@@ -12,7 +12,6 @@ decimals; ``filter[meta]``, ``filter[expand]`` and ``filter[all_item_meta]`` sti
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 
 from pyramid.request import Request
@@ -36,16 +35,7 @@ MISSING = "shop_api_missing_order_data"
 
 def client_of(request: Request) -> writer.Client:
     """The caller's IP (``X-Forwarded-For`` only from a trusted proxy) and User-Agent."""
-    ip = request.remote_addr or ""
-    forwarded = request.headers.get("X-Forwarded-For", "")
-    if forwarded and ip and request.shop.trusted_proxies:
-        try:
-            trusted = any(ipaddress.ip_address(ip) in net for net in request.shop.trusted_proxies)
-        except ValueError:
-            trusted = False
-        if trusted:
-            ip = forwarded.split(",")[0].strip()
-    return writer.Client(ip=ip[:100], user_agent=request.user_agent or "")
+    return writer.Client(ip=request.client_ip[:100], user_agent=request.user_agent or "")
 
 
 def _record(request: Request, order_id: int) -> dict[str, Any]:

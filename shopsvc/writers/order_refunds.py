@@ -28,19 +28,24 @@ Rules, where the reference leaves a choice:
   original) and within the remaining amount without this refund (else 400 "Invalid refund
   amount."); neither the refund's items nor the order's status change.
 * Delete removes the refund and its items; the order's status is not reverted.
+
+Every write locks the order's row first (``sql.orders.get_for_update``) and works from the row
+read under the lock: two refunds of one order at once run one after the other, so the second
+sees the first one's amount in what is left to refund and they never refund more than the total.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
 from shopsvc.domain.money import round_money
 from shopsvc.domain.orders import LABELS
 from shopsvc.errors import ApiError, invalid_param
+from shopsvc.families import ORDERS
 from shopsvc.sql import order_notes as notes_sql
 from shopsvc.sql import order_refunds as refunds_sql
 from shopsvc.sql import orders as orders_sql
@@ -55,6 +60,10 @@ TRASH = "trash"
 #: Amounts are stored with the money columns' 6 decimals and 18 digits.
 PLACES = 6
 LIMIT = Decimal(10) ** 12
+
+
+#: Orders read with their row locked (the family's 404 when one was deleted meanwhile).
+_LOCKED_ORDERS = replace(ORDERS, fetch=orders_sql.get_for_update)
 
 
 def invalid_refund(message: str) -> ApiError:
@@ -86,7 +95,7 @@ def _number(value: Any, name: str) -> Decimal | None:
         raise invalid_param(name, "must be a number") from None
     if not number.is_finite():
         raise invalid_param(name, "must be a number")
-    if abs(number) >= LIMIT:
+    if abs(number) >= LIMIT - Decimal("0.0000005"):  # what rounds to LIMIT at 6 places too
         raise invalid_param(name, f"must be less than {LIMIT}")
     return round_money(number, PLACES)
 
@@ -154,6 +163,11 @@ def _lines(ctx: WriteContext, order_id: int, value: Any) -> list[RefundLine]:
 
 
 # --- the order
+
+
+def _lock(ctx: WriteContext, order: Row) -> Row:
+    """``order`` read again with its row locked until the transaction ends."""
+    return _LOCKED_ORDERS.find(ctx.conn, order["id"])
 
 
 def remaining_amount(ctx: WriteContext, order: Row, *, without: int | None = None) -> Decimal:
@@ -251,6 +265,7 @@ def create_refund(
     if amount <= 0:
         raise invalid_refund("Refund amount must be positive.")
     reason = _reason(data.get("reason"))
+    order = _lock(ctx, order)
     lines = _lines(ctx, order["id"], data.get("line_items"))
     restock = truthy(data.get("restock_items"))
     remaining = remaining_amount(ctx, order)
@@ -274,7 +289,7 @@ def refund_remainder(
     §4 step 13): a refund of the remaining amount with ``reason`` and no items; its id, or None
     when nothing is left (or the order does not exist). The order's status is the caller's: it
     is not changed here (no note either); ``updated_at`` is bumped."""
-    order = orders_sql.get(ctx.conn, order_id)
+    order = orders_sql.get_for_update(ctx.conn, order_id)
     if order is None:
         return None
     remaining = remaining_amount(ctx, order)
@@ -285,6 +300,7 @@ def refund_remainder(
 
 def edit_refund(ctx: WriteContext, order: Row, refund: Row, data: dict[str, Any]) -> None:
     """Apply ``reason`` and ``amount`` (when above 0) to the refund."""
+    order = _lock(ctx, order)
     values: dict[str, Any] = {}
     if data.get("reason") is not None:
         values["reason"] = _reason(data["reason"])
@@ -299,5 +315,6 @@ def edit_refund(ctx: WriteContext, order: Row, refund: Row, data: dict[str, Any]
 
 def delete_refund(ctx: WriteContext, order: Row, refund: Row) -> None:
     """Delete the refund and its items (the order's status stays)."""
+    order = _lock(ctx, order)
     refunds_sql.delete_refund(ctx.conn, refund["id"])
     refunds_sql.update_order(ctx.conn, order["id"], ctx.now)

@@ -5,7 +5,8 @@ arrays, totals, payment details, currency, ``order_meta``, then the status chang
 (note, stock) and payment completion. Edit: note, customer, addresses, items, currency, totals
 (only when an item array was sent), payment (judged after this request's totals), meta, status.
 Errors are raised in the reference's step order; the caller's transaction (a bulk element's
-savepoint) makes every write all or nothing.
+savepoint) makes every write all or nothing. An edit locks the order's row before it reads it
+(``sql.orders.get_for_update``), so concurrent edits of one order are serialised.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from shopsvc.domain import orders as rules
 from shopsvc.errors import ApiError
 from shopsvc.sql import customers as customers_sql
 from shopsvc.sql import order_writes as sql
+from shopsvc.sql import orders as orders_sql
 from shopsvc.validation.orders import ARRAYS, OrderInput
 from shopsvc.writers import order_status
 from shopsvc.writers.context import WriteContext
@@ -138,8 +140,12 @@ def create_order(ctx: WriteContext, clean: OrderInput, client: Client) -> int:
 
 
 def edit_order(ctx: WriteContext, order_id: int, clean: OrderInput) -> None:
-    """Edit the order ``order_id`` (already loaded and allowed; reference §4 steps 4-13)."""
-    order = _load(ctx, order_id)
+    """Edit the order ``order_id`` (already loaded and allowed; reference §4 steps 4-13).
+
+    The order's row is locked first and every decision is taken on the row read under the lock:
+    two edits of one order at once (two payments of a pending order) run one after the other,
+    and the second sees the first one's status, so the stock moves once."""
+    order = _load(ctx, order_id, lock=True)
     values: Row = {"updated_at": ctx.now}
     if clean.note is not None:
         values["customer_note"] = clean.note
@@ -179,8 +185,11 @@ def edit_order(ctx: WriteContext, order_id: int, clean: OrderInput) -> None:
         order_status.change_status(ctx, order, clean.status, clean.status_note)
 
 
-def _load(ctx: WriteContext, order_id: int) -> Row:
-    order = sql.get_order(ctx.conn, order_id)
+def _load(ctx: WriteContext, order_id: int, *, lock: bool = False) -> Row:
+    """The order's row (``lock``: locked until the transaction ends)."""
+    order = (
+        orders_sql.get_for_update(ctx.conn, order_id) if lock else sql.get_order(ctx.conn, order_id)
+    )
     if order is None:
         raise ApiError("shop_api_invalid_order_id", "Order ID is invalid", 400)
     return order

@@ -68,7 +68,7 @@ def edit_product(
 ) -> None:
     """Edit the product (not a variation: :func:`variations.edit_variation`) ``product_id``,
     already loaded by the view; ``kind`` is the new type, if one was sent."""
-    row = sql.get_product(ctx.conn, product_id)
+    row = sql.get_product(ctx.conn, product_id, lock=True)
     if row is None:  # pragma: no cover - loaded by the view
         raise ApiError("shop_api_no_product_found", f"No product found with ID {product_id}")
     if kind is not None:

@@ -101,9 +101,10 @@ def move_stock(ctx: WriteContext, product_id: int, delta: int) -> tuple[int, int
     an unmanaged product, a product that no longer exists)."""
     if not ctx.settings.manage_stock:
         return None
-    row = products_sql.get_stock_row(ctx.conn, product_id)
+    row = products_sql.get_stock_row(ctx.conn, product_id, lock=True)
     if row is not None and not row["manage_stock"] and row["type"] == "variation":
-        row = products_sql.get_stock_row(ctx.conn, row["parent_id"]) if row["parent_id"] else None
+        parent_id = row["parent_id"]
+        row = products_sql.get_stock_row(ctx.conn, parent_id, lock=True) if parent_id else None
     if row is None or not row["manage_stock"] or row["type"] in ("grouped", "external"):
         return None
     old = row["stock_quantity"] or 0

@@ -27,7 +27,7 @@ def upsert_variations(ctx: WriteContext, parent: Row, items: list[dict[str, Any]
     for index, raw in enumerate(items):
         field = f"product.variations[{index}]"
         clean = validation.clean_variation(raw, field)
-        row = sql.get_product(ctx.conn, clean["id"]) if clean["id"] else None
+        row = sql.get_product(ctx.conn, clean["id"], lock=True) if clean["id"] else None
         if row is not None and row["type"] == "variation" and row["parent_id"] == parent["id"]:
             changes: dict[str, Any] = {"menu_order": index}
             if clean["visible"] is not None:
@@ -41,7 +41,7 @@ def upsert_variations(ctx: WriteContext, parent: Row, items: list[dict[str, Any]
 def edit_variation(ctx: WriteContext, variation_id: int, clean: dict[str, Any]) -> None:
     """``PUT /products/<variation id>`` with the variation write fields (``clean``); then the
     parent's stock status follows."""
-    row = sql.get_product(ctx.conn, variation_id)
+    row = sql.get_product(ctx.conn, variation_id, lock=True)
     assert row is not None and row["type"] == "variation"  # validated by the view
     parent = sql.get_product(ctx.conn, row["parent_id"]) if row["parent_id"] else None
     changes: dict[str, Any] = {}

@@ -11,8 +11,8 @@ from webtest import TestApp
 
 from shopsvc.sql.tables import orders
 from tests.helpers.api import authorised
+from tests.helpers.order_writes import BULK, create, fails, get, product, stock_of
 from tests.helpers.sql import count_rows
-from tests.orders.test_create_helpers import BULK, create, fails, get, product, stock_of
 
 
 @pytest.mark.parametrize("method", ["post", "put", "patch"])

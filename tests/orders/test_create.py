@@ -13,8 +13,7 @@ from webtest import TestApp
 from shopsvc.sql.tables import products
 from tests.catalog_factory import CatalogFactory
 from tests.helpers.api import authorised
-from tests.helpers.sql import one_row, update
-from tests.orders.test_create_helpers import (
+from tests.helpers.order_writes import (
     URL,
     US,
     counts,
@@ -26,6 +25,7 @@ from tests.orders.test_create_helpers import (
     rate,
     stock_of,
 )
+from tests.helpers.sql import one_row, update
 
 
 def bad(field: str, problem: str) -> tuple[int, str, str]:

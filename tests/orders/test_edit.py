@@ -12,8 +12,7 @@ from webtest import TestApp
 
 from shopsvc.sql.customers import get_profile
 from shopsvc.sql.tables import order_refunds, orders, products
-from tests.helpers.sql import one_row, select_all, update
-from tests.orders.test_create_helpers import (
+from tests.helpers.order_writes import (
     URL,
     create,
     edit,
@@ -25,6 +24,7 @@ from tests.orders.test_create_helpers import (
     rate,
     stock_of,
 )
+from tests.helpers.sql import one_row, select_all, update
 
 INVALID_ITEM = (
     400,
