@@ -66,6 +66,10 @@ WRITE_EXAMPLES = {
     "shipping_classes": 25,
     "attributes": 30,
     "attribute_terms": 25,
+    "orders": 90,
+    "orders_bulk": 30,
+    "order_notes": 20,
+    "order_refunds": 40,
 }
 #: Each example of the numbers property sends this many requests (fields drawn without repeats).
 NUMBER_EXAMPLES, NUMBER_FIELDS_PER_EXAMPLE = 40, 6
@@ -89,7 +93,8 @@ def _create(client: TestApp, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def make_world(client: TestApp) -> dict[str, int]:
-    """One record of every family (the targets of the edit routes); their ids by name."""
+    """One record of every family (the targets of the edit routes), an order of the plain
+    product with its items, a note and a refund; their ids by name."""
     ids: dict[str, int] = {}
     ids["webhook"] = _create(
         client,
@@ -145,6 +150,38 @@ def make_world(client: TestApp) -> dict[str, int]:
     )
     ids["variable"] = variable["id"]
     ids["variation"] = variable["variations"][0]["id"]
+    ids.update(make_order(client, ids["product"]))
+    return ids
+
+
+def make_order(client: TestApp, product_id: int) -> dict[str, int]:
+    """One order with an item of each kind, a note and a refund (the targets of the order edit,
+    note and refund routes); their ids by name."""
+    order = _create(
+        client,
+        "/orders",
+        {
+            "order": {
+                "line_items": [{"product_id": product_id, "quantity": 3}],
+                "shipping_lines": [{"method_id": "flat_rate", "method_title": "F", "total": "5"}],
+                "fee_lines": [{"title": "Wrap", "total": "2"}],
+                "coupon_lines": [{"code": "SAVE1", "amount": "1"}],
+                "billing_address": {"first_name": "Jane", "country": "GB"},
+                "order_meta": {"gift": "yes"},
+            }
+        },
+    )
+    ids = {
+        "order": order["id"],
+        "line": order["line_items"][0]["id"],
+        "shipping_line": order["shipping_lines"][0]["id"],
+        "fee_line": order["fee_lines"][0]["id"],
+        "coupon_line": order["coupon_lines"][0]["id"],
+    }
+    path = f"/orders/{ids['order']}"
+    ids["note"] = _create(client, f"{path}/notes", {"order_note": {"note": "Hello"}})["id"]
+    refund = {"amount": "1", "line_items": {str(ids["line"]): {"qty": 1, "refund_total": "1"}}}
+    ids["refund"] = _create(client, f"{path}/refunds", {"order_refund": refund})["id"]
     return ids
 
 
@@ -152,7 +189,7 @@ def make_world(client: TestApp) -> dict[str, int]:
 def harness(hostile_app: TestApp, admin: Credentials, engine: sa.Engine) -> Harness:
     """An administrator's client over a database holding one record of every family."""
     client = authorised(hostile_app, admin)
-    return Harness(client, engine, make_world(client))
+    return Harness(client, engine, {**make_world(client), "user": admin.user_id})
 
 
 @pytest.fixture
@@ -185,6 +222,10 @@ test_attribute_terms_survive_hostile_bodies = _write_test("attribute_terms")
 test_products_survive_hostile_bodies = _write_test("products")
 test_variations_survive_hostile_bodies = _write_test("variations")
 test_products_bulk_survives_hostile_bodies = _write_test("products_bulk")
+test_orders_survive_hostile_bodies = _write_test("orders")
+test_orders_bulk_survives_hostile_bodies = _write_test("orders_bulk")
+test_order_notes_survive_hostile_bodies = _write_test("order_notes")
+test_order_refunds_survive_hostile_bodies = _write_test("order_refunds")
 
 
 def test_every_family_has_a_write_test() -> None:
@@ -207,7 +248,8 @@ def test_integers_beyond_their_column_are_invalid_params(
         unique=True,
     )
     for spec in data.draw(fields, label="fields"):
-        value = data.draw(beyond_column(positive=spec.positive), label=spec.field)
+        field = spec.field.format(**harness.ids)
+        value = data.draw(beyond_column(positive=spec.positive), label=field)
         body = body_bytes(spec.build(value))
         response = harness.send(spec.method, spec.path, body, bulk=spec.bulk)
         if spec.bulk:
@@ -217,8 +259,8 @@ def test_integers_beyond_their_column_are_invalid_params(
         else:
             assert response.status_int == 400, response.body
             [error] = response.json["errors"]
-        assert error["code"] == "shop_api_invalid_param", (spec.field, error)
-        assert f"Invalid parameter {spec.field}:" in error["message"], (spec.field, error)
+        assert error["code"] == "shop_api_invalid_param", (field, error)
+        assert f"Invalid parameter {field}:" in error["message"], (field, error)
 
 
 # --- queries, paths and methods
@@ -649,3 +691,174 @@ def test_core_product_errors_keep_the_originals_data_layer_codes(
     response = harness.send("POST", "/products", body)
     assert response.status_int == 400
     assert response.json == {"errors": [{"code": code, "message": message}]}
+
+
+# --- regressions: order amounts at the edge of the money columns
+
+#: Below 10**12 as written, 10**12 once rounded to the columns' 6 decimals: each was a 500 on
+#: PostgreSQL (NUMERIC(18, 6) overflow) and stored as 1000000000000 on SQLite.
+ROUNDS_UP = "999999999999.9999995"
+LINE = {"product_id": "{product}", "quantity": 1}
+ROUNDING_CASES: tuple[tuple[str, str, dict[str, Any], str], ...] = (
+    *(
+        (
+            "POST",
+            "/orders",
+            {"order": {"line_items": [{**LINE, key: ROUNDS_UP}]}},
+            f"order.line_items[0].{key}",
+        )
+        for key in ("total", "subtotal", "total_tax", "subtotal_tax")
+    ),
+    (
+        "POST",
+        "/orders",
+        {
+            "order": {
+                "line_items": [LINE],
+                "shipping_lines": [{"method_id": "f", "total": ROUNDS_UP}],
+            }
+        },
+        "order.shipping_lines[0].total",
+    ),
+    (
+        "POST",
+        "/orders",
+        {"order": {"line_items": [LINE], "fee_lines": [{"title": "f", "total": ROUNDS_UP}]}},
+        "order.fee_lines[0].total",
+    ),
+    (
+        "PUT",
+        "/orders/{order}",
+        {"order": {"coupon_lines": [{"code": "c", "amount": "-" + ROUNDS_UP}]}},
+        "order.coupon_lines[0].amount",
+    ),
+    (
+        "POST",
+        "/orders/{order}/refunds",
+        {"order_refund": {"amount": "1", "line_items": {"<line>": {"refund_total": ROUNDS_UP}}}},
+        "order_refund.line_items.{line}.refund_total",
+    ),
+    (
+        "POST",
+        "/orders/{order}/refunds",
+        {
+            "order_refund": {
+                "amount": "1",
+                "line_items": {"<line>": {"refund_tax": {"1": ROUNDS_UP}}},
+            }
+        },
+        "order_refund.line_items.{line}.refund_tax.1",
+    ),
+    (
+        "PUT",
+        "/orders/{order}/refunds/{refund}",
+        {"order_refund": {"amount": ROUNDS_UP}},
+        "order_refund.amount",
+    ),
+)
+
+
+def test_order_amounts_that_round_beyond_the_column_are_invalid_params(harness: Harness) -> None:
+    """``validation/orders.py`` (item amounts) and ``writers/order_refunds.py`` (refund amounts)
+    checked the range before rounding to 6 decimals."""
+    for method, path, body, field in ROUNDING_CASES:
+        field = field.format(**harness.ids)
+        response = harness.send(method, path, body_bytes(body))
+        assert response.status_int == 400, (field, response.body)
+        [error] = response.json["errors"]
+        assert error["code"] == "shop_api_invalid_param", (field, error)
+        assert error["message"].startswith(f"Invalid parameter {field}: "), (field, error)
+
+
+#: Sums and products of amounts that each fit (once a 500 on PostgreSQL, "numeric field
+#: overflow", and silently stored beyond the column on SQLite): the last request of each case is
+#: refused by ``sql.common.check_amounts`` before anything is written.
+BEYOND = "999999999999"
+OVERFLOWS: dict[str, tuple[tuple[str, str, dict[str, Any]], ...]] = {
+    "order total": (
+        ("POST", "/orders", {"order": {"line_items": [{**LINE, "total": BEYOND}] * 2}}),
+    ),
+    "order total with tax": (
+        (
+            "POST",
+            "/orders",
+            {
+                "order": {
+                    "billing_address": {"country": "GB"},
+                    "line_items": [LINE],
+                    "fee_lines": [
+                        {
+                            "title": "f",
+                            "total": BEYOND,
+                            "taxable": True,
+                            "tax_class": "reduced-rate",
+                        }
+                    ],
+                }
+            },
+        ),
+    ),
+    "line total from price x quantity": (
+        ("PUT", "/products/{product}", {"product": {"regular_price": "999999999"}}),
+        ("POST", "/orders", {"order": {"line_items": [{**LINE, "quantity": 100000}]}}),
+    ),
+    "line total scaled by a new quantity": (
+        (
+            "PUT",
+            "/orders/{order}",
+            {
+                "order": {
+                    "line_items": [{"id": "{line}", "product_id": "{product}", "total": "9e11"}]
+                }
+            },
+        ),
+        (
+            "PUT",
+            "/orders/{order}",
+            {
+                "order": {
+                    "line_items": [{"id": "{line}", "product_id": "{product}", "quantity": 1000}]
+                }
+            },
+        ),
+    ),
+    "refund taxes": (
+        (
+            "POST",
+            "/orders/{order}/refunds",
+            {
+                "order_refund": {
+                    "amount": "1",
+                    "line_items": {"<line>": {"refund_tax": {"1": BEYOND, "2": BEYOND}}},
+                }
+            },
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OVERFLOWS))
+def test_order_amounts_that_add_up_beyond_the_columns(harness: Harness, case: str) -> None:
+    """Each request is answered below 500 and a failure writes nothing (the harness checks);
+    the request whose computed amounts leave the column is a 400 naming its envelope."""
+    *setup, (method, path, body) = OVERFLOWS[case]
+    for step in setup:
+        assert harness.send(step[0], step[1], body_bytes(step[2])).status_int < 400, step
+    response = harness.send(method, path, body_bytes(body))
+    assert response.status_int == 400, (case, response.body)
+    [error] = response.json["errors"]
+    envelope = "order_refund" if "refunds" in path else "order"
+    assert error["code"] == "shop_api_invalid_param"
+    assert error["message"].startswith(f"Invalid parameter {envelope}: its "), error
+
+
+def test_bulk_order_ids_of_any_length_are_element_errors(harness: Harness) -> None:
+    """A bulk element's ``id`` beyond its column is an element error naming ``order.id``
+    (decisions: integers beyond their column are ``shop_api_invalid_param``), never a 5xx."""
+    for order_id in (HUGE, "-" + HUGE, Raw(NINES), Raw("1e309"), 2**63, -(2**63), 1e308):
+        body = body_bytes({"orders": [{"id": order_id, "note": "x"}]})
+        response = harness.send("POST", "/orders/bulk", body, bulk=True)
+        assert response.status_int == 200
+        [item] = response.json["orders"]
+        assert item["error"]["code"] == "shop_api_invalid_param", item
+        assert item["error"]["message"].startswith("Invalid parameter order.id: "), item

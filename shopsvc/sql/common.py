@@ -7,13 +7,40 @@ The rule that picks a free slug (``base``, ``base-2``, …) is pure and lives in
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Literal, TypeVar
 
-from sqlalchemy import Column, ColumnElement, Connection, or_, select
+from sqlalchemy import Column, ColumnElement, Connection, Table, or_, select
 from sqlalchemy.exc import IntegrityError
 
+from shopsvc.errors import invalid_param
+from shopsvc.sql.tables import Money
+
 T = TypeVar("T")
+
+
+def check_amounts(table: Table, rows: Iterable[Mapping[str, Any]], envelope: str) -> None:
+    """400 ``shop_api_invalid_param`` naming the envelope when an amount *computed* from input
+    that fit (a price × a quantity, a sum of lines, a sum of taxes) is beyond what its money
+    column holds — PostgreSQL would refuse it with a 500, SQLite would store it."""
+    for row in rows:
+        for name, value in row.items():
+            column = table.c.get(name)
+            if column is None or not isinstance(column.type, Money) or value is None:
+                continue
+            scale = column.type.scale
+            ceiling = Decimal(10) ** (column.type.impl.precision - scale)
+            try:  # as the column will store it: rounded to its scale
+                stored = Decimal(value).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP)
+            except InvalidOperation:  # more digits than any context holds
+                stored = ceiling
+            if abs(stored) >= ceiling:
+                raise invalid_param(
+                    envelope,
+                    f"its {name} would be {value}, beyond the largest amount the shop "
+                    f"stores ({ceiling - Decimal(1).scaleb(-column.type.scale)})",
+                )
 
 
 def in_savepoint(conn: Connection, write: Callable[[], T]) -> T | Literal[False]:

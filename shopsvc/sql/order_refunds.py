@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
+from shopsvc.sql.common import check_amounts
 from shopsvc.sql.tables import (
     order_item_meta,
     order_items,
@@ -59,6 +60,7 @@ def insert_refund(
     now: dt.datetime,
     user_id: int | None = None,
 ) -> int:
+    check_amounts(order_refunds, [{"amount": amount}], "order_refund")
     statement = (
         insert(order_refunds)
         .values(order_id=order_id, amount=amount, reason=reason, user_id=user_id, created_at=now)
@@ -70,12 +72,14 @@ def insert_refund(
 def insert_items(conn: Connection, refund_id: int, items: Sequence[Row]) -> None:
     """Store the refund's items (``refund_items`` columns but ``id`` and ``refund_id``)."""
     if items:
+        check_amounts(refund_items, items, "order_refund")
         conn.execute(insert(refund_items), [{**item, "refund_id": refund_id} for item in items])
 
 
 def update_refund(conn: Connection, refund_id: int, values: dict[str, Any]) -> None:
     """Store ``values`` (``amount``, ``reason``) on the refund; nothing when empty."""
     if values:
+        check_amounts(order_refunds, [values], "order_refund")
         conn.execute(update(order_refunds).where(order_refunds.c.id == refund_id).values(**values))
 
 

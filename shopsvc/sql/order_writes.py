@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
+from shopsvc.sql.common import check_amounts
 from shopsvc.sql.tables import (
     order_item_meta,
     order_items,
@@ -26,11 +27,13 @@ Row = dict[str, Any]
 
 
 def insert_order(conn: Connection, values: Row) -> int:
+    check_amounts(orders, [values], "order")
     return int(conn.execute(insert(orders).values(**values).returning(orders.c.id)).scalar_one())
 
 
 def update_order(conn: Connection, order_id: int, values: Row) -> None:
     if values:
+        check_amounts(orders, [values], "order")
         conn.execute(update(orders).where(orders.c.id == order_id).values(**values))
 
 
@@ -43,12 +46,14 @@ def get_order(conn: Connection, order_id: int) -> Row | None:
 
 
 def insert_item(conn: Connection, values: Row) -> int:
+    check_amounts(order_items, [values], "order")
     statement = insert(order_items).values(**values).returning(order_items.c.id)
     return int(conn.execute(statement).scalar_one())
 
 
 def update_item(conn: Connection, item_id: int, values: Row) -> None:
     if values:
+        check_amounts(order_items, [values], "order")
         conn.execute(update(order_items).where(order_items.c.id == item_id).values(**values))
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from shopsvc.domain.money import round_money
 from shopsvc.domain.tax import clean_text, tax_class_slug
 from shopsvc.errors import invalid_param
 from shopsvc.validation.types import (
@@ -56,8 +57,10 @@ ARRAYS = {
 }
 #: An element with an id and one of these keys present as JSON null deletes that item.
 DELETE_KEYS = ("product_id", "method_id", "title", "code")
-#: Amounts are NUMERIC(18, 6): at most 12 integer digits.
+#: Amounts are NUMERIC(18, 6): at most 12 integer digits once rounded to 6 decimals (as the
+#: columns round), so ``999999999999.9999995`` is beyond them too.
 MAX_AMOUNT = Decimal("1e12")
+PLACES = 6
 
 
 @dataclass
@@ -117,7 +120,8 @@ def integer(value: Any, name: str, low: int = 0, high: int = MAX_INT) -> int:
 
 
 def amount(value: Any, name: str) -> Decimal:
-    """A money amount: a JSON number or a numeric string, within what the columns hold."""
+    """A money amount: a JSON number or a numeric string, within what the columns hold; rounded
+    to the columns' 6 decimals (half away from zero)."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
         raise invalid_param(name, "must be a number")
     try:
@@ -126,8 +130,12 @@ def amount(value: Any, name: str) -> Decimal:
         raise invalid_param(name, "must be a number") from None
     if not parsed.is_finite():
         raise invalid_param(name, "must be a number")
-    if abs(parsed) >= MAX_AMOUNT:
-        raise invalid_param(name, f"must be below {MAX_AMOUNT:f} in absolute value")
+    beyond = f"must be below {MAX_AMOUNT:f} in absolute value"
+    if abs(parsed) >= MAX_AMOUNT:  # before rounding: a huge exponent cannot be rounded
+        raise invalid_param(name, beyond)
+    parsed = round_money(parsed, PLACES)
+    if abs(parsed) >= MAX_AMOUNT:  # 999999999999.9999995 rounds to 10**12
+        raise invalid_param(name, beyond)
     return parsed
 
 

@@ -20,13 +20,13 @@ from pyramid.view import view_config
 
 from shopsvc import rendering
 from shopsvc.bulk import run_bulk
-from shopsvc.errors import ApiError, invalid_param
+from shopsvc.errors import ApiError
 from shopsvc.families import ORDERS
 from shopsvc.records.orders import options_from_filters, order_record
 from shopsvc.resources import Order, Orders, OrdersBulk
 from shopsvc.sql import orders as orders_sql
 from shopsvc.validation import orders as validation
-from shopsvc.validation.types import parse_int
+from shopsvc.validation.types import int_field
 from shopsvc.writers import orders as writer
 
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
@@ -80,12 +80,7 @@ def bulk_orders(context: OrdersBulk, request: Request) -> Response:
 
     def handle(element: dict[str, Any]) -> dict[str, Any]:
         raw_id = element.get("id")
-        order_id = 0
-        if raw_id is not None and raw_id != "":
-            parsed = parse_int(raw_id)
-            if parsed is None:
-                raise invalid_param("order.id", "must be an integer")
-            order_id = parsed
+        order_id = 0 if raw_id is None or raw_id == "" else int_field(raw_id, "order.id")
         if order_id:
             _edit(request, order_id, element)
         else:

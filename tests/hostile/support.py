@@ -11,6 +11,8 @@
 * :data:`FAMILIES`: every write route of every family, with its envelope and field list (read off
   ``shopsvc/validation/*.py`` and ``shopsvc/views/*.py``).
 * Query strings for the list and count routes, odd paths and methods.
+* Bodies name the suite's records by placeholders (``"{order}"``, ``"<line>"`` for an object
+  key) that :meth:`Harness.fill` replaces with their ids.
 * :class:`Harness`: sends one request and checks the properties: no 5xx; a 4xx carries the error
   JSON with a ``shop_(api_)?…`` code; a request that failed (or a bulk request whose every element
   failed) changed no row of any table (:func:`snapshot`: every row of the data tables, the row
@@ -330,10 +332,28 @@ INTEGER_FIELDS = frozenset(
         "inventory_delta",
         "download_limit",
         "download_expiry",
+        "customer_id",
+        "product_id",
+        "quantity",
+        "qty",
     }
 )
 AMOUNT_FIELDS = frozenset(
-    {"regular_price", "sale_price", "weight", "length", "width", "height", "rate"}
+    {
+        "regular_price",
+        "sale_price",
+        "weight",
+        "length",
+        "width",
+        "height",
+        "rate",
+        "subtotal",
+        "subtotal_tax",
+        "total",
+        "total_tax",
+        "amount",
+        "refund_total",
+    }
 )
 AMOUNT_EDGES = (
     "999999999999.999999",
@@ -568,6 +588,190 @@ ATTRIBUTE = Shape(
 TERM = Shape({"slug": SLUG, "menu_order": SMALL_INT}, required={"name": NAME})
 
 
+# --- orders: records of the suite's world are named by placeholders the harness fills in
+
+
+def ref(name: str) -> str:
+    """The id of the suite's record ``name`` as a JSON number (``"{line}"`` → ``12``)."""
+    return "{" + name + "}"
+
+
+def key_ref(name: str) -> str:
+    """The id of the suite's record ``name`` as a JSON string, for object keys (``"<line>"`` →
+    ``"12"``)."""
+    return "<" + name + ">"
+
+
+#: Amounts of order items: plausible ones, and ones near the top of the columns (several of
+#: them add up to more than an order total holds).
+ORDER_AMOUNT = st.one_of(AMOUNT, choice("999999999999", "600000000000.5", 999999999999.99))
+QUANTITY = choice(1, 2, 1, 3.0, 0, -1, 1.5, "2", 100000, 2147483647)
+#: An item id of the order: each of its four kinds (an edit of one array naming an item of
+#: another is refused), none, or one that does not exist.
+ITEM_ID = choice(
+    ref("line"), ref("shipping_line"), ref("fee_line"), ref("coupon_line"), 0, "", 999999, "1"
+)
+PRODUCT_ID = choice(ref("product"), ref("variable"), ref("variation"), 0, 999999, "1", -1)
+ORDER_STATUS = choice(
+    "pending",
+    "processing",
+    "on-hold",
+    "completed",
+    "cancelled",
+    "refunded",
+    "failed",
+    "trash",
+    "wc-pending",
+    "Processing",
+    "shipped",
+    "",
+)
+VARIATIONS = st.one_of(
+    choice(
+        {"color": "red"},
+        {"pa_color": "Red"},
+        {"attribute_pa_color": "red"},
+        {"": "x"},
+        {"color": ""},
+        {},
+    ),
+    st.dictionaries(choice("color", "pa_color", "size", ""), st.one_of(TEXT, hostile_scalars)),
+)
+LINE_ITEM = Shape(
+    {
+        "id": ITEM_ID,
+        "sku": choice("SKU-1", "sku-1", "", "nope"),
+        "variations": VARIATIONS,
+        "subtotal": ORDER_AMOUNT,
+        "subtotal_tax": ORDER_AMOUNT,
+        "total": ORDER_AMOUNT,
+        "total_tax": ORDER_AMOUNT,
+    },
+    required={"product_id": PRODUCT_ID, "quantity": QUANTITY},
+)
+SHIPPING_LINE = Shape(
+    {"id": ITEM_ID, "method_title": TEXT, "total": ORDER_AMOUNT},
+    required={"method_id": choice("flat_rate", "free_shipping", "")},
+)
+FEE_LINE = Shape(
+    {
+        "id": ITEM_ID,
+        "taxable": BOOL,
+        "tax_class": choice("", "standard", "reduced-rate", "Reduced Rate", "nope"),
+        "total": ORDER_AMOUNT,
+        "total_tax": ORDER_AMOUNT,
+    },
+    required={"title": choice("Gift wrap", "", "Fee")},
+)
+COUPON_LINE = Shape({"id": ITEM_ID}, required={"code": choice("SAVE5", ""), "amount": ORDER_AMOUNT})
+ORDER_ADDRESS = Shape(
+    {
+        "first_name": NAME,
+        "last_name": NAME,
+        "company": TEXT,
+        "address_1": TEXT,
+        "address_2": TEXT,
+        "city": choice("London", "", "Köln"),
+        "state": choice("CA", "", "LND"),
+        "postcode": choice("SW1A 1AA", "90210", ""),
+        "country": choice("GB", "US", "", "XX", "gb"),
+        "email": choice("jane@example.com", "", "not-an-email"),
+        "phone": choice("+44 20 7946 0000", ""),
+    }
+)
+PAYMENT = Shape(
+    {
+        "method_id": choice("bacs", "cod", ""),
+        "method_title": choice("Direct Bank Transfer", ""),
+        "paid": st.one_of(BOOL, st.just(True)),
+        "transaction_id": choice("tx-1", "", "x" * 300),
+    }
+)
+ORDER_META = st.one_of(
+    choice({"gift": "yes"}, {"_hidden": "x"}, {"n": 5, "b": True, "o": {"x": 1}}),
+    st.dictionaries(choice("gift", "_hidden", "a b", "", "ref"), st.one_of(TEXT, hostile_scalars)),
+)
+ORDER_FIELDS: dict[str, st.SearchStrategy[Any]] = {
+    "status": ORDER_STATUS,
+    "status_note": TEXT,
+    "customer_id": choice(0, "", ref("user"), "1", 999999),
+    "note": TEXT,
+    "currency": choice("USD", "GBP", "gbp", "XXX", "", "EUR"),
+    "billing_address": records(ORDER_ADDRESS, hostile=1, nested=True),
+    "shipping_address": records(ORDER_ADDRESS, hostile=1, nested=True),
+    "payment_details": records(PAYMENT, hostile=1, nested=True),
+    "order_meta": ORDER_META,
+    "line_items": record_lists(LINE_ITEM),
+    "shipping_lines": record_lists(SHIPPING_LINE),
+    "fee_lines": record_lists(FEE_LINE),
+    "coupon_lines": record_lists(COUPON_LINE),
+}
+#: Creates always carry line items (the deepest path: products, variations, totals, taxes).
+ORDER = Shape(
+    ORDER_FIELDS,
+    required={"line_items": st.lists(records(LINE_ITEM, hostile=1, nested=True), max_size=2)},
+)
+ORDER_EDIT = Shape(ORDER_FIELDS)
+#: A bulk element: a non-zero ``id`` edits that order, anything else creates.
+BULK_ORDER = Shape({**ORDER_FIELDS, "id": choice(0, "", ref("order"), "1", 999999, -1)})
+
+
+def gentle(shape: Shape) -> st.SearchStrategy[dict[str, Any]]:
+    """A nested element of ``shape`` with at most one hostile field (half the time)."""
+    return records(shape, hostile=0, nested=True)
+
+
+#: The deep variants (see :attr:`Route.deep`): arrays are arrays, objects are objects.
+DEEP_ORDER_FIELDS: dict[str, st.SearchStrategy[Any]] = {
+    **ORDER_FIELDS,
+    "billing_address": gentle(ORDER_ADDRESS),
+    "shipping_address": gentle(ORDER_ADDRESS),
+    "payment_details": gentle(PAYMENT),
+    "line_items": st.lists(gentle(LINE_ITEM), max_size=2),
+    "shipping_lines": st.lists(gentle(SHIPPING_LINE), max_size=2),
+    "fee_lines": st.lists(gentle(FEE_LINE), max_size=2),
+    "coupon_lines": st.lists(gentle(COUPON_LINE), max_size=2),
+}
+DEEP_ORDER = Shape(DEEP_ORDER_FIELDS, required={"line_items": DEEP_ORDER_FIELDS["line_items"]})
+DEEP_ORDER_EDIT = Shape(DEEP_ORDER_FIELDS)
+DEEP_BULK_ORDER = Shape({**DEEP_ORDER_FIELDS, "id": BULK_ORDER.fields["id"]})
+ORDER_NOTE = Shape({"customer_note": BOOL}, required={"note": TEXT})
+REFUND_LINE = Shape(
+    {
+        "qty": choice(1, 0, "1", 2, -1),
+        "refund_total": ORDER_AMOUNT,
+        "refund_tax": st.one_of(
+            st.dictionaries(choice("1", ref("tax"), "x"), ORDER_AMOUNT, max_size=2),
+            choice([], None),
+        ),
+    }
+)
+REFUND_LINE_ITEMS = st.one_of(
+    st.dictionaries(
+        choice(key_ref("line"), key_ref("shipping_line"), key_ref("fee_line"), "999", "abc"),
+        records(REFUND_LINE, hostile=1, nested=True),
+        max_size=2,
+    ),
+    choice([], None),
+    hostile_values,
+)
+ORDER_REFUND = Shape(
+    {"reason": TEXT, "line_items": REFUND_LINE_ITEMS, "restock_items": BOOL},
+    required={"amount": choice("1", "0.5", 1, "0.01", "0", -1, "", 0.25)},
+)
+DEEP_REFUND = Shape(
+    {
+        **ORDER_REFUND.fields,
+        "line_items": st.dictionaries(
+            choice(key_ref("line"), key_ref("shipping_line"), key_ref("fee_line"), "999"),
+            gentle(REFUND_LINE),
+            max_size=2,
+        ),
+    },
+    required=ORDER_REFUND.required,
+)
+
+
 @dataclass(frozen=True)
 class Route:
     """A write route: methods, a path template (``{category}`` … are ids of the suite's
@@ -578,6 +782,10 @@ class Route:
     envelope: str
     shape: Shape
     bulk: bool = False
+    #: When given, half the records are drawn from this shape instead, with no hostile field
+    #: but the one chosen only sometimes (as for a nested element), so that more requests pass
+    #: the shape checks and reach the writer's rules.
+    deep: Shape | None = None
 
 
 CREATE = ("POST",)
@@ -636,6 +844,23 @@ FAMILIES: dict[str, tuple[Route, ...]] = {
         Route(EDIT, "/products/{variation}", "product", VARIATION),
     ),
     "products_bulk": (Route(BULK, "/products/bulk", "products", BULK_PRODUCT, bulk=True),),
+    "orders": (
+        Route(CREATE, "/orders", "order", ORDER, deep=DEEP_ORDER),
+        Route(EDIT, "/orders/{order}", "order", ORDER_EDIT, deep=DEEP_ORDER_EDIT),
+    ),
+    "orders_bulk": (
+        Route(BULK, "/orders/bulk", "orders", BULK_ORDER, bulk=True, deep=DEEP_BULK_ORDER),
+    ),
+    "order_notes": (
+        Route(CREATE, "/orders/{order}/notes", "order_note", ORDER_NOTE),
+        Route(EDIT, "/orders/{order}/notes/{note}", "order_note", ORDER_NOTE),
+    ),
+    "order_refunds": (
+        Route(CREATE, "/orders/{order}/refunds", "order_refund", ORDER_REFUND, deep=DEEP_REFUND),
+        Route(
+            EDIT, "/orders/{order}/refunds/{refund}", "order_refund", ORDER_REFUND, deep=DEEP_REFUND
+        ),
+    ),
 }
 
 
@@ -655,6 +880,8 @@ def write_cases(draw: st.DrawFn, family: str) -> Case:
     route = draw(st.sampled_from(FAMILIES[family]))
     method = draw(st.sampled_from(route.methods))
     element = records(route.shape)
+    if route.deep is not None:
+        element = st.one_of(element, records(route.deep, hostile=0, nested=True))
     payload = (
         st.lists(st.one_of(element, element, hostile_values), max_size=3) if route.bulk else element
     )
@@ -723,6 +950,31 @@ PRODUCT_PARAMS: dict[str, st.SearchStrategy[Any]] = {
     "filter[sku]": choice("SKU-1", "sku-1"),
     "filter[meta]": choice("true", "false"),
 }
+ORDER_RECORD_PARAMS: dict[str, st.SearchStrategy[Any]] = {
+    "filter[dp]": choice("2", "0", "4", "6", "20", "99", "3x"),
+    "filter[expand]": choice("products", "taxes", "coupons", "products,taxes,coupons", "x,,"),
+    "filter[all_item_meta]": choice("true", "false", "1"),
+    "filter[meta]": choice("true", "false"),
+    "fields": choice(
+        "id,line_items.product_id",
+        "line_items",
+        "customer.billing_address.email",
+        "id,order_meta,total",
+        "line_items.product_data.id",
+        "",
+    ),
+}
+ORDER_STATUSES = choice(
+    "any", "pending", "processing,completed", "trash", " pending, on-hold ,", "wc-pending", ","
+)
+ORDER_PARAMS: dict[str, st.SearchStrategy[Any]] = {
+    **COMMON_PARAMS,
+    **ORDER_RECORD_PARAMS,
+    "filter[orderby]": choice("id", "date", "modified", "title", "total"),
+    "status": ORDER_STATUSES,
+    "filter[status]": ORDER_STATUSES,
+    "filter[customer_id]": choice("0", "1", "2", "999999"),
+}
 LIST_ROUTES: tuple[ListRoute, ...] = (
     ListRoute("/webhooks", {**COMMON_PARAMS, "status": choice("all", "active", "paused")}),
     ListRoute("/webhooks/count", {**COMMON_PARAMS, "status": choice("all", "disabled")}),
@@ -757,7 +1009,15 @@ LIST_ROUTES: tuple[ListRoute, ...] = (
         "/products/{variable}", {"fields": choice("variations.id,variations.attributes", "id")}
     ),
     ListRoute("/products/{product}/reviews", COMMON_PARAMS),
-    ListRoute("/products/{product}/orders", COMMON_PARAMS),
+    ListRoute("/products/{product}/orders", ORDER_PARAMS),
+    ListRoute("/orders", ORDER_PARAMS),
+    ListRoute("/orders/count", ORDER_PARAMS),
+    ListRoute("/orders/statuses", {"fields": choice("pending", "x", "")}),
+    ListRoute("/orders/{order}", ORDER_RECORD_PARAMS),
+    ListRoute("/orders/{order}/notes", {**COMMON_PARAMS, "fields": choice("id,note", "")}),
+    ListRoute("/orders/{order}/notes/{note}", {"fields": choice("id,customer_note", "x")}),
+    ListRoute("/orders/{order}/refunds", {**COMMON_PARAMS, **ORDER_RECORD_PARAMS}),
+    ListRoute("/orders/{order}/refunds/{refund}", ORDER_RECORD_PARAMS),
     ListRoute("/products/categories", COMMON_PARAMS),
     ListRoute("/products/categories/{category}", {"fields": COMMON_PARAMS["fields"]}),
     ListRoute("/products/tags", COMMON_PARAMS),
@@ -896,6 +1156,15 @@ ROUTE_PATTERNS = (
     "/products/attributes/{attribute}",
     "/products/attributes/{attribute}/terms",
     "/products/attributes/{attribute}/terms/{term}",
+    "/orders",
+    "/orders/count",
+    "/orders/statuses",
+    "/orders/bulk",
+    "/orders/{order}",
+    "/orders/{order}/notes",
+    "/orders/{order}/notes/{note}",
+    "/orders/{order}/refunds",
+    "/orders/{order}/refunds/{refund}",
 )
 ODD_SEGMENTS = (
     "0",
@@ -1014,7 +1283,7 @@ class IntField:
 
     method: str
     path: str
-    field: str  # as the error message names it
+    field: str  # as the error message names it (``{line}``: an id of the suite's world)
     build: Callable[[Any], dict[str, Any]]
     positive: bool = False
     bulk: bool = False
@@ -1203,6 +1472,80 @@ INT_FIELDS: tuple[IntField, ...] = (
         lambda value: {"products": [{"id": "{product}", "stock_quantity": value}]},
         bulk=True,
     ),
+    *(
+        IntField(method, path, "order.customer_id", _template("order", {"customer_id": VALUE}))
+        for method, path in (("POST", "/orders"), ("PUT", "/orders/{order}"))
+    ),
+    IntField(
+        "POST",
+        "/orders",
+        "order.line_items[0].product_id",
+        _template("order", {"line_items": [{"product_id": VALUE, "quantity": 1}]}),
+    ),
+    IntField(
+        "POST",
+        "/orders",
+        "order.line_items[1].quantity",
+        _template(
+            "order",
+            {
+                "line_items": [
+                    {"product_id": "{product}", "quantity": 1},
+                    {"product_id": "{product}", "quantity": VALUE},
+                ]
+            },
+        ),
+    ),
+    IntField(
+        "PATCH",
+        "/orders/{order}",
+        "order.line_items[0].quantity",
+        _template("order", {"line_items": [{"id": "{line}", "quantity": VALUE}]}),
+    ),
+    IntField(
+        "PUT",
+        "/orders/{order}",
+        "order.line_items[0].id",
+        _template("order", {"line_items": [{"id": VALUE, "product_id": "{product}"}]}),
+    ),
+    IntField(
+        "PUT",
+        "/orders/{order}",
+        "order.shipping_lines[0].id",
+        _template("order", {"shipping_lines": [{"id": VALUE, "total": "1"}]}),
+    ),
+    IntField(
+        "PUT",
+        "/orders/{order}",
+        "order.fee_lines[0].id",
+        _template("order", {"fee_lines": [{"id": VALUE, "title": "Fee"}]}),
+    ),
+    IntField(
+        "PUT",
+        "/orders/{order}",
+        "order.coupon_lines[0].id",
+        _template("order", {"coupon_lines": [{"id": VALUE, "code": "C"}]}),
+    ),
+    IntField(
+        "POST",
+        "/orders/bulk",
+        "order.customer_id",
+        lambda value: {"orders": [{"customer_id": value}]},
+        bulk=True,
+    ),
+    IntField(
+        "POST",
+        "/orders/bulk",
+        "order.line_items[0].id",
+        lambda value: {"orders": [{"id": "{order}", "line_items": [{"id": value}]}]},
+        bulk=True,
+    ),
+    IntField(
+        "POST",
+        "/orders/{order}/refunds",
+        "order_refund.line_items.{line}.qty",
+        _template("order_refund", {"amount": "0.01", "line_items": {"<line>": {"qty": VALUE}}}),
+    ),
 )
 
 #: Magnitudes beyond every INTEGER column (``2**31`` and up), of every size Python can print.
@@ -1328,6 +1671,16 @@ class Harness:
         path = quote(ROOT + template.format(**self.ids), safe="/%:@!$&'()*+,;=-._~")
         return f"{path}?{query}" if query else path
 
+    def fill(self, body: bytes) -> bytes:
+        """``"{name}"`` in ``body`` → the id of the record ``name`` (a JSON number),
+        ``"<name>"`` → the same id as a JSON string (an object key)."""
+        if b'"{' not in body and b'"<' not in body:
+            return body
+        for name, record_id in self.ids.items():
+            body = body.replace(f'"{{{name}}}"'.encode(), str(record_id).encode())
+            body = body.replace(f'"<{name}>"'.encode(), f'"{record_id}"'.encode())
+        return body
+
     def send(
         self,
         method: str,
@@ -1340,8 +1693,7 @@ class Harness:
         """One request; fails the test unless it is < 500, its error is well formed and a
         failure left every table as it was."""
         url = self.url(template, query)
-        body = body.replace(b'"{tax}"', str(self.ids["tax"]).encode())
-        body = body.replace(b'"{product}"', str(self.ids["product"]).encode())
+        body = self.fill(body)
         before = self._known if self._known is not None else snapshot(self.engine)
         self._known = None
         response = self.client.request(
