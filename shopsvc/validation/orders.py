@@ -7,9 +7,11 @@ raises them in the reference's step order (orders.md §3, §4, §9). Only the fi
 not JSON null) appear in the result, except where null has a meaning: the line-item delete keys
 and ``id: null``.
 
-Lenient where the spec is lenient (decisions.md §7): ``payment_details.paid`` acts only on JSON
-``true``; ``order_meta`` keys starting with ``_`` and non-scalar values are ignored; a
-``customer_id`` of ``""`` means a guest.
+Booleans (``payment_details.paid``, fee ``taxable``) take the spellings of decisions.md §2
+(anything else is ``shop_api_invalid_param``); quantities are integers (JSON numbers without a
+fraction or digit strings). Lenient where the spec is lenient (decisions.md §7): ``order_meta``
+keys starting with ``_`` and non-scalar values are ignored; a ``customer_id`` of ``""`` means a
+guest.
 """
 
 from __future__ import annotations
@@ -140,7 +142,13 @@ def amount(value: Any, name: str) -> Decimal:
 
 
 def quantity(value: Any, name: str) -> Decimal:
-    """A quantity: a JSON number without a fraction (its sign is the writer's check)."""
+    """A quantity: a JSON number without a fraction or a digit string (decisions.md §2:
+    integers accept JSON numbers and digit strings); its sign is the writer's check."""
+    if isinstance(value, str):
+        whole = parse_int(value)
+        if whole is None:
+            raise invalid_param(name, "must be a whole number")
+        value = whole
     if not is_number(value) or not is_finite(value):
         raise invalid_param(name, "must be a whole number")
     parsed = Decimal(str(value))
@@ -171,6 +179,11 @@ def address(value: Any, name: str, keys: tuple[str, ...]) -> dict[str, str]:
     }
 
 
+def _paid(value: Any, name: str) -> bool:
+    """``paid``: a §2 boolean spelling (decisions.md §2 "Booleans on input"); null is false."""
+    return False if value is None else flag(value, name)
+
+
 def payment(value: Any, name: str) -> PaymentInput:
     data = require_object(value, name)
 
@@ -182,7 +195,7 @@ def payment(value: Any, name: str) -> PaymentInput:
         method_id=optional_text("method_id"),
         method_title=optional_text("method_title"),
         transaction_id=optional_text("transaction_id") or "",
-        paid=data.get("paid") is True,
+        paid=_paid(data.get("paid"), f"{name}.paid"),
     )
 
 
@@ -300,7 +313,9 @@ def clean_order(data: Any, create: bool) -> OrderInput:
         clean.note = text(data["note"], name("note"))
     if data.get("customer_id") is not None:
         raw = data["customer_id"]
-        clean.customer_id = 0 if raw == "" else integer(raw, name("customer_id"))
+        # any integer: one that names no user (negative ones too) is the spec's 400
+        # ``shop_api_invalid_customer_id``, raised by the writer
+        clean.customer_id = 0 if raw == "" else integer(raw, name("customer_id"), low=-MAX_INT)
     if data.get("currency") is not None:
         clean.currency = text(data["currency"], name("currency"))
     if data.get("billing_address") is not None:

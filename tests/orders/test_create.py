@@ -184,9 +184,10 @@ def test_line_item_checks_in_order(api: TestApp, engine: sa.Engine) -> None:
     assert line(product_id=thing, quantity=1.5) == bad(
         "line_items[0].quantity", "must be a whole number"
     )
-    assert line(product_id=thing, quantity="2") == bad(
+    assert line(product_id=thing, quantity="2.5") == bad(
         "line_items[0].quantity", "must be a whole number"
     )
+    assert line(product_id=thing, quantity="0")[1] == "shop_api_invalid_product_quantity"
     assert line(product_id="x", quantity=1) == bad("line_items[0].product_id", "must be an integer")
 
 
@@ -356,12 +357,20 @@ def test_paid_completes_virtual_downloadable_and_empty_orders(
     assert create(api, payment_details=payment)["status"] == "completed"
 
 
-def test_paid_only_on_json_true(api: TestApp) -> None:
-    for value in ("true", 1, "yes"):
+def test_paid_takes_the_boolean_spellings(api: TestApp) -> None:
+    """decisions.md §2 "Booleans on input" (the original's JSON-true-only is not followed)."""
+    for value in ("true", 1, "yes", "1"):
+        payment = {"method_id": "bacs", "method_title": "Bank", "paid": value}
+        order = create(api, payment_details=payment)
+        assert order["status"] == "completed"
+        assert order["payment_details"]["paid"] is True
+    for value in ("false", 0, "no", None):
         payment = {"method_id": "bacs", "method_title": "Bank", "paid": value}
         order = create(api, payment_details=payment)
         assert order["status"] == "pending"
         assert order["payment_details"]["paid"] is False
+    payment = {"method_id": "bacs", "method_title": "Bank", "paid": "maybe"}
+    assert fails(api, {"order": {"payment_details": payment}})[1] == "shop_api_invalid_param"
 
 
 def test_currency(api: TestApp, engine: sa.Engine) -> None:

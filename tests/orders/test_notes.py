@@ -118,9 +118,17 @@ def test_create_allows_an_empty_note(api: TestApp, order: int) -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(True, True), (False, False), ("true", False), (1, False), ("yes", False), (None, False)],
+    [
+        (True, True),
+        (False, False),
+        ("true", True),
+        (1, True),
+        ("yes", True),
+        ("no", False),
+        (None, False),
+    ],
 )
-def test_create_customer_note_only_for_json_true(
+def test_create_customer_note_takes_the_boolean_spellings(
     api: TestApp, order: int, value: Any, expected: bool
 ) -> None:
     body = {"order_note": {"note": "x", "customer_note": value}}
@@ -363,7 +371,7 @@ def test_edit(api: TestApp, engine: sa.Engine, order: int, method: str) -> None:
 
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(True, True), (False, False), ("true", False), (1, False), (None, True)],
+    [(True, True), (False, False), ("true", True), (0, False), ("NO", False), (None, True)],
 )
 def test_edit_customer_note(
     api: TestApp, engine: sa.Engine, order: int, value: Any, expected: bool
