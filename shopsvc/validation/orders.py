@@ -23,6 +23,7 @@ from typing import Any
 from shopsvc.domain.money import round_money
 from shopsvc.domain.tax import clean_text, tax_class_slug
 from shopsvc.errors import invalid_param
+from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS
 from shopsvc.validation.types import (
     MAX_INT,
     as_text,
@@ -36,20 +37,8 @@ from shopsvc.validation.types import (
 )
 
 ENVELOPE = "order"
-ADDRESS_KEYS = (
-    "first_name",
-    "last_name",
-    "company",
-    "address_1",
-    "address_2",
-    "city",
-    "state",
-    "postcode",
-    "country",
-    "email",
-    "phone",
-)
-SHIPPING_KEYS = ADDRESS_KEYS[:9]
+ADDRESS_KEYS = BILLING_FIELDS
+SHIPPING_KEYS = SHIPPING_FIELDS
 #: The four item arrays, in the order create and edit handle them, with their item type.
 ARRAYS = {
     "line_items": "line_item",

@@ -42,13 +42,13 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from shopsvc.domain.money import round_money
 from shopsvc.domain.orders import LABELS
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.families import ORDERS
 from shopsvc.sql import order_notes as notes_sql
 from shopsvc.sql import order_refunds as refunds_sql
 from shopsvc.sql import orders as orders_sql
+from shopsvc.validation import orders as order_validation
 from shopsvc.validation.types import MAX_INT, as_text, check_text, parse_int, truthy
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.stock import move_stock
@@ -57,9 +57,6 @@ Row = dict[str, Any]
 ENVELOPE = "order_refund"
 REFUNDED = "refunded"
 TRASH = "trash"
-#: Amounts are stored with the money columns' 6 decimals and 18 digits.
-PLACES = 6
-LIMIT = Decimal(10) ** 12
 
 
 #: Orders read with their row locked (the family's 404 when one was deleted meanwhile).
@@ -84,20 +81,9 @@ class RefundLine:
 
 
 def _number(value: Any, name: str) -> Decimal | None:
-    """A finite number (JSON number or numeric string) at 6 decimals; None when null."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
-        raise invalid_param(name, "must be a number")
-    try:
-        number = Decimal(str(value).strip())
-    except ArithmeticError:
-        raise invalid_param(name, "must be a number") from None
-    if not number.is_finite():
-        raise invalid_param(name, "must be a number")
-    if abs(number) >= LIMIT - Decimal("0.0000005"):  # what rounds to LIMIT at 6 places too
-        raise invalid_param(name, f"must be less than {LIMIT}")
-    return round_money(number, PLACES)
+    """A finite number (JSON number or numeric string) at 6 decimals within what the columns
+    hold (``validation.orders.amount``); None when null."""
+    return None if value is None else order_validation.amount(value, name)
 
 
 def _amount_or_zero(value: Any, name: str) -> Decimal:
