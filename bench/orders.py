@@ -42,6 +42,7 @@ from webtest import TestApp
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
+from bench.common import admin_key, scratch_database  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
 from shopsvc.domain import orders as rules  # noqa: E402
@@ -66,7 +67,6 @@ from shopsvc.sql.tables import (  # noqa: E402
     users,
 )
 from tests.catalog_factory import CatalogFactory  # noqa: E402
-from tests.databases import scratch_postgres, user_with_key  # noqa: E402
 
 API = "/shop-api/v3/orders"
 BASE_TIME = dt.datetime(2024, 1, 1, 8, 0, 0)
@@ -112,17 +112,6 @@ BLANK_ITEM: Row = {
     "tax_total": Decimal(0),
     "shipping_tax_total": Decimal(0),
 }
-
-
-@contextmanager
-def scratch_database(url: str | None) -> Iterator[str]:
-    """A fresh database: a temporary SQLite file, or a new database on a PostgreSQL server."""
-    if not url or url.startswith("sqlite"):
-        with tempfile.TemporaryDirectory() as directory:
-            yield url or f"sqlite:///{directory}/bench.sqlite"
-        return
-    with scratch_postgres(url, "shopsvc_bench") as scratch:
-        yield scratch
 
 
 # --- seeding
@@ -510,11 +499,6 @@ def seed(engine: sa.Engine, count: int, progress: Callable[[str], None]) -> dict
 # --- measuring
 
 
-def api_key(engine: sa.Engine) -> tuple[str, str]:
-    _, _, key, secret = user_with_key(engine, "bench", "administrator", "read_write")
-    return key, secret
-
-
 @contextmanager
 def counting(engine: sa.Engine) -> Iterator[list[str]]:
     statements: list[str] = []
@@ -622,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         counts = seed(engine, args.orders, progress if sys.stdout.isatty() else lambda text: None)
         seeded = time.perf_counter() - started
-        key, secret = api_key(engine)
+        key, secret = admin_key(engine)
         engine.dispose()
         settings = {
             "sqlalchemy.url": url,

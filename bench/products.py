@@ -20,8 +20,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import sqlalchemy as sa
@@ -30,23 +28,12 @@ from webtest import TestApp
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
+from bench.common import admin_key, scratch_database  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
 from tests.catalog_factory import CatalogFactory  # noqa: E402
-from tests.databases import scratch_postgres, user_with_key  # noqa: E402
 
 API = "/shop-api/v3/products"
-
-
-@contextmanager
-def scratch_database(url: str | None) -> Iterator[str]:
-    """A fresh database: a temporary SQLite file, or a new database on a PostgreSQL server."""
-    if not url or url.startswith("sqlite"):
-        with tempfile.TemporaryDirectory() as directory:
-            yield url or f"sqlite:///{directory}/bench.sqlite"
-        return
-    with scratch_postgres(url, "shopsvc_bench") as scratch:
-        yield scratch
 
 
 def seed(engine: sa.Engine, count: int) -> None:
@@ -100,11 +87,6 @@ def seed(engine: sa.Engine, count: int) -> None:
                 )
             factory.review(product, 4)
             factory.review(product, 5)
-
-
-def admin_key(engine: sa.Engine) -> tuple[str, str]:
-    _, _, consumer_key, consumer_secret = user_with_key(engine, "bench", "administrator", "read")
-    return consumer_key, consumer_secret
 
 
 def measure(api: TestApp, engine: sa.Engine, limit: int, repeat: int) -> dict[str, Any]:
