@@ -161,6 +161,13 @@ PRODUCTS = Loader(
     },
 )
 
+
+def order_id_is_invalid() -> ApiError:
+    """The spec's 400 for an order that cannot be edited or refunded because its id names no
+    order (the edit route's "order not found", the refund route's order id 0)."""
+    return ApiError("shop_api_invalid_order_id", "Order ID is invalid", 400)
+
+
 #: Orders (decisions.md §7 "Capabilities"; reference orders.md §11): id 0 → 404
 #: ``shop_api_invalid_order_id``, missing → 404 ``shop_api_no_order_found``, then the action's
 #: capability. Orders have their own table, so no id is ever of the wrong kind.

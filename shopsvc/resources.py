@@ -230,20 +230,30 @@ class Products(Resource):
 # --- orders
 
 
-class OrderNote(Item):
+class OrderChild(Resource):
+    """A resource below ``/orders/<order_id>`` (notes, refunds)."""
+
+    @property
+    def order_id(self) -> int:
+        order = self.find(Order)
+        assert isinstance(order, Order)
+        return order.id
+
+
+class OrderNote(Item, OrderChild):
     pattern = "/orders/<order_id>/notes/<id>"
 
 
-class OrderNotes(Resource):
+class OrderNotes(OrderChild):
     pattern = "/orders/<order_id>/notes"
     item = OrderNote
 
 
-class OrderRefund(Item):
+class OrderRefund(Item, OrderChild):
     pattern = "/orders/<order_id>/refunds/<id>"
 
 
-class OrderRefunds(Resource):
+class OrderRefunds(OrderChild):
     pattern = "/orders/<order_id>/refunds"
     item = OrderRefund
 

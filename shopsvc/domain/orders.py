@@ -83,6 +83,18 @@ def is_status(value: str) -> bool:
 
 
 @cache
+def status_note(old: str, new: str, prefix: str = "") -> str:
+    """The private note of a status change (decisions.md §7): ``"<prefix> Order status changed
+    from <Old label> to <New label>."``, the prefix (``status_note``) trimmed and left out when
+    empty."""
+    sentence = (
+        f"Order status changed from {LABELS.get(old, old.capitalize())} "
+        f"to {LABELS.get(new, new.capitalize())}."
+    )
+    prefix = prefix.strip()
+    return f"{prefix} {sentence}" if prefix else sentence
+
+
 def currencies() -> frozenset[str]:
     """Every accepted currency code: Appendix A plus Babel's ISO 4217 list (upper case)."""
     return _APPENDIX_A | frozenset(code for code in list_currencies() if code.isupper())

@@ -46,6 +46,7 @@ from shopsvc.records.context import RecordContext
 from shopsvc.records.products import product_records
 from shopsvc.records.taxes import tax_record
 from shopsvc.sql import orders as orders_sql
+from shopsvc.sql import taxes as taxes_sql
 from shopsvc.sql.orders import CustomerData, OrderData, OrdersData
 from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS
 
@@ -383,7 +384,7 @@ def _expanded_rates(
             if item["rate_id"]
         }
     )
-    rows = orders_sql.tax_rate_rows(context.conn, ids) if ids else []
+    rows = taxes_sql.get_rates(context.conn, ids) if ids else []
     return {row["id"]: tax_record(context, row) for row in rows}
 
 

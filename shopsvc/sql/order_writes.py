@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 
 from shopsvc.sql.common import check_amounts
 from shopsvc.sql.tables import (
@@ -15,8 +15,6 @@ from shopsvc.sql.tables import (
     orders,
     products,
     tax_classes,
-    tax_rate_locations,
-    tax_rates,
     variation_attributes,
 )
 
@@ -117,15 +115,6 @@ def get_products(conn: Connection, product_ids: Iterable[int]) -> dict[int, Row]
     return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
 
 
-def product_id_by_sku(conn: Connection, sku: str) -> int | None:
-    """The product or variation not in the trash whose SKU is ``sku`` (case-insensitively)."""
-    query = select(products.c.id).where(
-        func.lower(products.c.sku) == sku.lower(), products.c.status != "trash"
-    )
-    found = conn.execute(query.order_by(products.c.id)).scalar()
-    return None if found is None else int(found)
-
-
 def variations_with_values(conn: Connection, parent_id: int) -> list[tuple[int, dict[str, str]]]:
     """The variations of ``parent_id`` not in the trash, by menu order then id, each with its
     attribute values (key → value)."""
@@ -154,37 +143,6 @@ def variations_with_values(conn: Connection, parent_id: int) -> list[tuple[int, 
 
 
 # --- taxes
-
-
-def all_tax_rates(conn: Connection) -> list[Row]:
-    """Every stored tax rate with its class slug (``""``: standard) and its locations
-    (``postcodes``, ``cities``)."""
-    query = (
-        select(tax_rates, tax_classes.c.slug.label("class_slug"))
-        .select_from(tax_rates.outerjoin(tax_classes, tax_rates.c.tax_class_id == tax_classes.c.id))
-        .order_by(tax_rates.c.rate_order, tax_rates.c.id)
-    )
-    rows = [dict(row) for row in conn.execute(query).mappings()]
-    locations: dict[int, dict[str, list[str]]] = {
-        row["id"]: {"postcode": [], "city": []} for row in rows
-    }
-    if rows:
-        found = conn.execute(
-            select(
-                tax_rate_locations.c.tax_rate_id,
-                tax_rate_locations.c.location_type,
-                tax_rate_locations.c.code,
-            )
-            .where(tax_rate_locations.c.tax_rate_id.in_(list(locations)))
-            .order_by(tax_rate_locations.c.id)
-        )
-        for rate_id, kind, code in found:
-            locations[rate_id].setdefault(kind, []).append(code)
-    for row in rows:
-        row["tax_class"] = row.pop("class_slug") or ""
-        row["postcodes"] = tuple(locations[row["id"]]["postcode"])
-        row["cities"] = tuple(locations[row["id"]]["city"])
-    return rows
 
 
 def tax_class_slugs(conn: Connection) -> tuple[str, ...]:

@@ -40,7 +40,6 @@ from sqlalchemy import (
     update,
 )
 
-from shopsvc.sql import taxes as taxes_sql
 from shopsvc.sql.paging import Listable, ListFilters, common_filters, count, fetch_page
 from shopsvc.sql.tables import (
     attributes,
@@ -53,7 +52,6 @@ from shopsvc.sql.tables import (
     product_attributes,
     products,
     refund_items,
-    tax_rates,
     users,
 )
 
@@ -381,14 +379,6 @@ def _load_customer_stats(conn: Connection, customers: dict[int, CustomerData]) -
         customer.total_spent = Decimal(0) if spent is None else round(Decimal(spent), 6)
         customer.last_order_id = row["last_order_id"]
         customer.last_order_date = row["last_order_date"]
-
-
-def tax_rate_rows(conn: Connection, rate_ids: Sequence[int]) -> list[Row]:
-    """The tax rates ``rate_ids`` that exist, with their locations (as ``sql.taxes.get_rate``
-    reads one), in two statements."""
-    query = taxes_sql._rates().where(tax_rates.c.id.in_(_unique(rate_ids)))
-    rows = [dict(row) for row in conn.execute(query).mappings()]
-    return taxes_sql._with_locations(conn, rows)
 
 
 # --- trash and delete

@@ -86,6 +86,15 @@ def get_rate(conn: Connection, rate_id: int) -> dict[str, Any] | None:
     return _with_locations(conn, [dict(row)])[0] if row else None
 
 
+def get_rates(conn: Connection, rate_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """The rates ``rate_ids`` that exist (every rate when None), by ``order`` then id, with
+    their locations: two statements, whatever their number."""
+    query = _rates().order_by(tax_rates.c.rate_order, tax_rates.c.id)
+    if rate_ids is not None:
+        query = query.where(tax_rates.c.id.in_(sorted(set(rate_ids))))
+    return _with_locations(conn, [dict(row) for row in conn.execute(query).mappings()])
+
+
 def page_rates(
     conn: Connection, params: ListFilters, tax_class: ClassFilter
 ) -> tuple[list[dict[str, Any]], int]:

@@ -23,7 +23,7 @@ from pyramid.view import view_config
 from shopsvc import rendering
 from shopsvc.families import ORDER_NOTES, ORDERS
 from shopsvc.records.order_notes import note_record, note_record_by_id, note_records
-from shopsvc.resources import Order, OrderNote, OrderNotes, Resource
+from shopsvc.resources import OrderNote, OrderNotes
 from shopsvc.validation.types import require_object
 from shopsvc.writers import order_notes as writes
 
@@ -34,12 +34,6 @@ READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
 
-def _order_id(context: Resource) -> int:
-    order = context.find(Order)
-    assert isinstance(order, Order)
-    return order.id
-
-
 def _envelope(request: Request, action: str) -> Any:
     return request.envelope(
         SINGULAR, MISSING, f"No {SINGULAR} data specified to {action} {SINGULAR}"
@@ -48,7 +42,7 @@ def _envelope(request: Request, action: str) -> Any:
 
 @view_config(context=OrderNotes, **READ)
 def list_notes(context: OrderNotes, request: Request) -> Response:
-    order = ORDERS.load(request, _order_id(context), "read")
+    order = ORDERS.load(request, context.order_id, "read")
     records = note_records(request.record_context, order["id"])
     return rendering.listing(request, PLURAL, records, len(records))
 
@@ -57,7 +51,7 @@ def list_notes(context: OrderNotes, request: Request) -> Response:
 def create_note(context: OrderNotes, request: Request) -> Response:
     data = _envelope(request, "create")
     ORDER_NOTES.require(request, "create")
-    order = ORDERS.load(request, _order_id(context), "edit")
+    order = ORDERS.load(request, context.order_id, "edit")
     note_id = writes.create_note(request.write_context, order["id"], require_object(data, SINGULAR))
     record = note_record_by_id(request.record_context, note_id)
     return rendering.single(request, SINGULAR, record, status=201)
@@ -65,7 +59,7 @@ def create_note(context: OrderNotes, request: Request) -> Response:
 
 @view_config(context=OrderNote, **READ)
 def get_note(context: OrderNote, request: Request) -> Response:
-    order = ORDERS.load(request, _order_id(context), "read")
+    order = ORDERS.load(request, context.order_id, "read")
     row = ORDER_NOTES.load(request, context.id, "read", order["id"])
     return rendering.single(request, SINGULAR, note_record(request.record_context, row))
 
@@ -73,7 +67,7 @@ def get_note(context: OrderNote, request: Request) -> Response:
 @view_config(context=OrderNote, **EDIT)
 def edit_note(context: OrderNote, request: Request) -> Response:
     data = _envelope(request, "edit")
-    order = ORDERS.load(request, _order_id(context), "edit")
+    order = ORDERS.load(request, context.order_id, "edit")
     row = ORDER_NOTES.load(request, context.id, "edit", order["id"])
     writes.edit_note(request.write_context, row["id"], require_object(data, SINGULAR))
     record = note_record_by_id(request.record_context, row["id"])
@@ -82,7 +76,7 @@ def edit_note(context: OrderNote, request: Request) -> Response:
 
 @view_config(context=OrderNote, request_method="DELETE")
 def delete_note(context: OrderNote, request: Request) -> Response:
-    order = ORDERS.load(request, _order_id(context), "delete")
+    order = ORDERS.load(request, context.order_id, "delete")
     row = ORDER_NOTES.load(request, context.id, "delete", order["id"])
     writes.delete_note(request.write_context, row["id"])
     return rendering.message(request, "Permanently deleted order note")

@@ -23,14 +23,13 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc import rendering
-from shopsvc.errors import ApiError
-from shopsvc.families import ORDER_REFUNDS, ORDERS
+from shopsvc.families import ORDER_REFUNDS, ORDERS, order_id_is_invalid
 from shopsvc.records.order_refunds import (
     order_refund_records,
     refund_record,
     refund_record_by_id,
 )
-from shopsvc.resources import Order, OrderRefund, OrderRefunds, Resource
+from shopsvc.resources import OrderRefund, OrderRefunds
 from shopsvc.validation.types import require_object
 from shopsvc.writers import order_refunds as writes
 
@@ -41,12 +40,6 @@ READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
 
-def _order_id(context: Resource) -> int:
-    order = context.find(Order)
-    assert isinstance(order, Order)
-    return order.id
-
-
 def _envelope(request: Request, action: str) -> Any:
     message = f"No {SINGULAR} data specified to {action} {SINGULAR}"
     return request.envelope(SINGULAR, MISSING, message)
@@ -54,7 +47,7 @@ def _envelope(request: Request, action: str) -> Any:
 
 @view_config(context=OrderRefunds, **READ)
 def list_refunds(context: OrderRefunds, request: Request) -> Response:
-    order = ORDERS.load(request, _order_id(context), "read")
+    order = ORDERS.load(request, context.order_id, "read")
     records = order_refund_records(request.record_context, order["id"])
     return rendering.listing(request, PLURAL, records, len(records))
 
@@ -63,9 +56,9 @@ def list_refunds(context: OrderRefunds, request: Request) -> Response:
 def create_refund(context: OrderRefunds, request: Request) -> Response:
     data = _envelope(request, "create")
     ORDER_REFUNDS.require(request, "create")
-    order_id = _order_id(context)
+    order_id = context.order_id
     if order_id <= 0:
-        raise ApiError("shop_api_invalid_order_id", "Order ID is invalid", 400)
+        raise order_id_is_invalid()
     order = ORDERS.find(request.db, order_id)
     clean = require_object(data, SINGULAR)
     refund_id = writes.create_refund(
@@ -77,7 +70,7 @@ def create_refund(context: OrderRefunds, request: Request) -> Response:
 
 @view_config(context=OrderRefund, **READ)
 def get_refund(context: OrderRefund, request: Request) -> Response:
-    order = ORDERS.load(request, _order_id(context), "read")
+    order = ORDERS.load(request, context.order_id, "read")
     row = ORDER_REFUNDS.load(request, context.id, "read", order["id"])
     return rendering.single(request, SINGULAR, refund_record(request.record_context, row))
 
@@ -85,7 +78,7 @@ def get_refund(context: OrderRefund, request: Request) -> Response:
 @view_config(context=OrderRefund, **EDIT)
 def edit_refund(context: OrderRefund, request: Request) -> Response:
     data = _envelope(request, "edit")
-    order = ORDERS.load(request, _order_id(context), "edit")
+    order = ORDERS.load(request, context.order_id, "edit")
     row = ORDER_REFUNDS.load(request, context.id, "edit", order["id"])
     writes.edit_refund(request.write_context, order, row, require_object(data, SINGULAR))
     record = refund_record_by_id(request.record_context, row["id"])
@@ -94,7 +87,7 @@ def edit_refund(context: OrderRefund, request: Request) -> Response:
 
 @view_config(context=OrderRefund, request_method="DELETE")
 def delete_refund(context: OrderRefund, request: Request) -> Response:
-    order = ORDERS.load(request, _order_id(context), "delete")
+    order = ORDERS.load(request, context.order_id, "delete")
     row = ORDER_REFUNDS.load(request, context.id, "delete", order["id"])
     writes.delete_refund(request.write_context, order, row)
     return rendering.message(request, "Permanently deleted refund")

@@ -20,8 +20,7 @@ from pyramid.view import view_config
 
 from shopsvc import rendering
 from shopsvc.bulk import run_bulk
-from shopsvc.errors import ApiError
-from shopsvc.families import ORDERS
+from shopsvc.families import ORDERS, order_id_is_invalid
 from shopsvc.records.orders import options_from_filters, order_record
 from shopsvc.resources import Order, Orders, OrdersBulk
 from shopsvc.sql import orders as orders_sql
@@ -53,7 +52,7 @@ def _edit(request: Request, order_id: int, data: Any) -> None:
     400 ``shop_api_invalid_order_id`` (decisions.md §6), then the fields and the writer."""
     ORDERS.check_id(order_id)
     if orders_sql.get(request.db, order_id) is None:
-        raise ApiError("shop_api_invalid_order_id", "Order ID is invalid", 400)
+        raise order_id_is_invalid()
     ORDERS.load(request, order_id, "edit")
     clean = validation.clean_order(data, create=False)
     writer.edit_order(request.write_context, order_id, clean)

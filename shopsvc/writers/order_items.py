@@ -17,6 +17,7 @@ from shopsvc.domain.tax import Address
 from shopsvc.domain.totals import price_excluding_tax, scale_line_amounts
 from shopsvc.errors import ApiError
 from shopsvc.sql import order_writes as sql
+from shopsvc.sql import product_writes as product_writes_sql
 from shopsvc.validation.orders import ARRAYS, ItemInput
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_totals import tax_rates
@@ -66,7 +67,9 @@ def _resolve_product(ctx: WriteContext, values: Row, item: Row | None) -> Row:
     if "product_id" in values:
         product_id = values["product_id"]
     else:
-        product_id = sql.product_id_by_sku(ctx.conn, values["sku"]) if values["sku"] else None
+        product_id = (
+            product_writes_sql.get_sku_owner(ctx.conn, values["sku"]) if values["sku"] else None
+        )
     product = sql.get_product(ctx.conn, product_id) if product_id else None
     variations = values.get("variations")
     if variations:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from shopsvc.domain.orders import LABELS
+from shopsvc.domain.orders import status_note
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.families import ORDERS
 from shopsvc.sql import order_notes as notes_sql
@@ -163,17 +163,13 @@ def remaining_amount(ctx: WriteContext, order: Row, *, without: int | None = Non
     return Decimal(order["total"]) - refunded
 
 
-def _label(status: str) -> str:
-    return LABELS.get(status, status)
-
-
 def _set_refunded(ctx: WriteContext, order: Row) -> None:
     """Move the order to ``refunded`` with the status-change note (decisions.md §7); an order
     already refunded, or trashed, stays as it is."""
     if order["status"] in (REFUNDED, TRASH):
         return
     refunds_sql.update_order(ctx.conn, order["id"], ctx.now, status=REFUNDED)
-    text = f"Order status changed from {_label(order['status'])} to {_label(REFUNDED)}."
+    text = status_note(order["status"], REFUNDED)
     notes_sql.insert_note(ctx.conn, order["id"], text, ctx.now, system=True)
 
 

@@ -28,17 +28,6 @@ PAYABLE = ("pending", "on-hold", "failed", "cancelled")
 REFUND_REASON = "Order fully refunded"
 
 
-def _label(status: str) -> str:
-    return rules.LABELS.get(status, status.capitalize())
-
-
-def status_note(old: str, new: str, prefix: str = "") -> str:
-    """The note of a status change, ``prefix`` (trimmed) first."""
-    sentence = f"Order status changed from {_label(old)} to {_label(new)}."
-    prefix = prefix.strip()
-    return f"{prefix} {sentence}" if prefix else sentence
-
-
 def restore(ctx: WriteContext, order: Row) -> None:
     """Take a trashed order out of the trash with the status it had before."""
     values = {"status": order["status_before_trash"] or "pending", "status_before_trash": None}
@@ -59,7 +48,7 @@ def change_status(ctx: WriteContext, order: Row, new: str, prefix: str = "") -> 
     sql.update_order(ctx.conn, order["id"], values)
     order.update(values)
     notes_sql.insert_note(
-        ctx.conn, order["id"], status_note(old, new, prefix), ctx.now, system=True
+        ctx.conn, order["id"], rules.status_note(old, new, prefix), ctx.now, system=True
     )
     if new in REDUCING:
         _reduce_stock(ctx, order)

@@ -20,6 +20,7 @@ from shopsvc.domain.totals import (
 )
 from shopsvc.settings import Settings
 from shopsvc.sql import order_writes as sql
+from shopsvc.sql import taxes as taxes_sql
 from shopsvc.writers.context import WriteContext
 
 Row = dict[str, Any]
@@ -56,12 +57,12 @@ def tax_rates(ctx: WriteContext) -> list[TaxRate]:
             priority=row["priority"],
             compound=bool(row["compound"]),
             shipping=bool(row["shipping"]),
-            order=row["rate_order"],
-            tax_class=row["tax_class"],
-            postcodes=row["postcodes"],
-            cities=row["cities"],
+            order=row["order"],
+            tax_class=row["class"] or "",
+            postcodes=tuple(row["postcodes"]),
+            cities=tuple(row["cities"]),
         )
-        for row in sql.all_tax_rates(ctx.conn)
+        for row in taxes_sql.get_rates(ctx.conn)
     ]
 
 

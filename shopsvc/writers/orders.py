@@ -18,6 +18,7 @@ from typing import Any
 
 from shopsvc.domain import orders as rules
 from shopsvc.errors import ApiError
+from shopsvc.families import order_id_is_invalid
 from shopsvc.sql import customers as customers_sql
 from shopsvc.sql import order_writes as sql
 from shopsvc.sql import orders as orders_sql
@@ -191,5 +192,5 @@ def _load(ctx: WriteContext, order_id: int, *, lock: bool = False) -> Row:
         orders_sql.get_for_update(ctx.conn, order_id) if lock else sql.get_order(ctx.conn, order_id)
     )
     if order is None:
-        raise ApiError("shop_api_invalid_order_id", "Order ID is invalid", 400)
+        raise order_id_is_invalid()
     return order
