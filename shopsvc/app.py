@@ -10,6 +10,7 @@ from pyramid.config import Configurator
 from pyramid.events import ApplicationCreated
 from pyramid.router import Router
 
+from shopsvc.delivery.worker import start_in_process
 from shopsvc.resources import Root
 from shopsvc.settings import load_settings
 from shopsvc.sql.auth import key_count
@@ -40,6 +41,18 @@ def _hint_first_key(event: ApplicationCreated) -> None:
     log.warning("%s", first_key_hint(registry.config_uri))
 
 
+def _deliver_in_process(event: ApplicationCreated) -> None:
+    """``shopsvc.webhooks.deliver_in_process``: a delivery thread inside this process, woken
+    after every commit that queued deliveries (development: no second command to run)."""
+    registry = event.app.registry
+    if not registry.shop.webhooks_deliver_in_process:
+        return
+    deliverer = start_in_process(registry.engine, registry.shop)
+    registry.deliverer = deliverer
+    registry.wake_deliveries = deliverer.wake
+    log.info("delivering webhooks from this process (shopsvc.webhooks.deliver_in_process)")
+
+
 def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     """The WSGI application (``paste.app_factory``): it only configures. The engine and the
     start-up migration live in ``shopsvc.db``'s ``includeme``."""
@@ -53,4 +66,5 @@ def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     config.include("shopsvc.security")
     config.include("shopsvc.views")
     config.add_subscriber(_hint_first_key, ApplicationCreated)
+    config.add_subscriber(_deliver_in_process, ApplicationCreated)
     return config.make_wsgi_app()

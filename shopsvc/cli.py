@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from alembic.util import CommandError
 from plaster.exceptions import PlasterError
 from pyramid.paster import get_appsettings, setup_logging
-from sqlalchemy import Engine, make_url
+from sqlalchemy import Connection, Engine, make_url
 from sqlalchemy.exc import (
     ArgumentError,
     DBAPIError,
@@ -30,11 +31,14 @@ from sqlalchemy.exc import (
 )
 
 from shopsvc import first_key_hint
-from shopsvc.db import current_revision, head_revision, make_engine, migrate
+from shopsvc.db import current_revision, head_revision, make_engine, migrate, write_transaction
+from shopsvc.delivery.worker import Deliverer
+from shopsvc.domain.events import EventSet
 from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.security import PERMISSIONS, ROLES, issue_key
 from shopsvc.settings import Settings, SettingsError, env_name, load_settings
 from shopsvc.sql import auth as auth_sql
+from shopsvc.sql import deliveries as deliveries_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql import reviews as reviews_sql
 from shopsvc.sql.tables import utc_now
@@ -86,6 +90,8 @@ def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace
             if auth_sql.user_by_email(conn, values["email"]) is not None:
                 raise UsageError(f"a user with email {values['email']!r} already exists")
             user = auth_sql.create_user(conn, values, utc_now())
+            if user["role"] == "customer":
+                _customer_created(conn, settings, user["id"])
     except IntegrityError:  # created meanwhile by another process
         raise UsageError(
             f"a user with login {values['login']!r} or email {values['email']!r} already exists"
@@ -98,6 +104,14 @@ def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace
         "first_name": user["first_name"],
         "last_name": user["last_name"],
     }
+
+
+def _customer_created(conn: Connection, settings: Settings, user_id: int) -> None:
+    """``customer.created`` (and its hooks) for a new customer, in the transaction creating it."""
+    events = EventSet()
+    events.record("customer", user_id, "created", ["shop_created_customer", "shop_new_customer"])
+    source = settings.public_url or "http://localhost"
+    deliveries_sql.enqueue(conn, events.fired(), source, deliveries_sql.now_precise())
 
 
 def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
@@ -188,6 +202,71 @@ def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace)
     }
 
 
+def cmd_worker(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
+    """Deliver queued webhook events: one pass with ``--once`` (prints what it did), else until
+    SIGTERM or SIGINT (the sends under way finish first)."""
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    deliverer = Deliverer(engine, settings, concurrency=args.concurrency)
+    if args.once:
+        return [deliverer.run_once().as_dict()]
+
+    def stop(signum: int, _frame: object) -> None:
+        logging.getLogger("shopsvc").info("%s: stopping", signal.Signals(signum).name)
+        deliverer.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    deliverer.run()
+    return []
+
+
+def cmd_deliveries(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
+    """The attempt log, newest first."""
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    with engine.connect() as conn:
+        rows = deliveries_sql.attempts(
+            conn, webhook_id=args.webhook, failed=args.failed, limit=args.limit
+        )
+    return [
+        {
+            "delivery_id": row["delivery_id"],
+            "webhook_id": row["webhook_id"],
+            "topic": row["topic"],
+            "resource_id": row["resource_id"],
+            "attempt": row["attempt"],
+            "status": row["status"],
+            "error": row["error"],
+            "duration_ms": row["duration_ms"],
+            "at": _timestamp(row["at"]),
+        }
+        for row in rows
+    ]
+
+
+def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    """Queue a delivery again (same ``-Delivery-ID``, a new round of attempts)."""
+    with write_transaction(engine) as conn:
+        row = deliveries_sql.get_by_delivery_id(conn, args.delivery_id.strip().lower())
+        if row is None:
+            raise UsageError(f"no delivery with id {args.delivery_id!r}")
+        if row["webhook_status"] != "active":
+            raise UsageError(
+                f"webhook {row['webhook_id']} is {row['webhook_status']}: set its status to "
+                "active first (PUT /webhooks/<id>)"
+            )
+        if row["state"] != deliveries_sql.PENDING:
+            deliveries_sql.requeue(conn, row["id"], deliveries_sql.now_precise())
+    return {
+        "delivery_id": row["delivery_id"],
+        "webhook_id": row["webhook_id"],
+        "topic": row["topic"],
+        "resource_id": row["resource_id"],
+        "state": deliveries_sql.PENDING,
+    }
+
+
 def _require_schema(engine: Engine, config_uri: str) -> None:
     """A command other than ``migrate`` needs the latest schema: say so rather than fail on a
     missing table."""
@@ -248,6 +327,27 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--pending", action="store_true", help="not approved (not listed)")
     sub.add_argument("--verified", action="store_true", help="a verified owner's review")
     sub.set_defaults(run=cmd_add_review)
+
+    sub = commands.add_parser(
+        "worker", help="deliver queued webhook events (until SIGTERM, or one pass)"
+    )
+    sub.add_argument("--once", action="store_true", help="one pass over what is due now, then exit")
+    sub.add_argument(
+        "--concurrency", type=int, help="senders in parallel (shopsvc.webhooks.concurrency)"
+    )
+    sub.set_defaults(run=cmd_worker)
+
+    sub = commands.add_parser(
+        "deliveries", help="the webhook delivery attempts, newest first, one JSON line each"
+    )
+    sub.add_argument("--webhook", type=int, help="only this webhook's")
+    sub.add_argument("--failed", action="store_true", help="only failed attempts")
+    sub.add_argument("--limit", type=int, default=100, help="at most this many (100)")
+    sub.set_defaults(run=cmd_deliveries)
+
+    sub = commands.add_parser("redeliver", help="queue a webhook delivery again")
+    sub.add_argument("delivery_id", help="the delivery_id of `deliveries`")
+    sub.set_defaults(run=cmd_redeliver)
     return parser
 
 

@@ -121,11 +121,12 @@ def run_on_rollback(request: Request) -> None:
 @contextmanager
 def savepoint(request: Request) -> Iterator[None]:
     """A SAVEPOINT on the request's connection; when it is rolled back, the ``on_rollback``
-    callbacks registered inside it run too (bulk elements each run in one)."""
+    callbacks registered inside it run too and the webhook events recorded inside it are
+    forgotten (bulk elements each run in one)."""
     callbacks = request.environ.setdefault("shopsvc.on_rollback", [])
     mark = len(callbacks)
     try:
-        with request.db.begin_nested():
+        with request.db.begin_nested(), request.events.savepoint():
             yield
     except BaseException:
         undone = callbacks[mark:]

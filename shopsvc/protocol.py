@@ -29,11 +29,13 @@ from pyramid.tweens import EXCVIEW
 from sqlalchemy.exc import DBAPIError
 
 from shopsvc.db import run_on_rollback
+from shopsvc.domain.events import EventSet
 from shopsvc.errors import ApiError, busy, invalid_param, is_busy, no_route
 from shopsvc.media import download_image
 from shopsvc.records.context import RecordContext
 from shopsvc.rendering import error_response
 from shopsvc.settings import Settings
+from shopsvc.sql import deliveries as deliveries_sql
 from shopsvc.sql.tables import utc_now
 from shopsvc.writers.context import WriteContext
 
@@ -267,7 +269,29 @@ def _write_context(request: Request) -> WriteContext:
         settings=request.shop,
         now=utc_now(),
         download=functools.partial(download_image, request),
+        events=request.events,
     )
+
+
+def _events(request: Request) -> EventSet:
+    """The webhook events of the request's changes; queued in the outbox just before its
+    transaction commits (:func:`_queue_events`)."""
+    return EventSet()
+
+
+def _queue_events(request: Request) -> None:
+    """Put the request's events in the outbox, in its own transaction; after the commit the
+    in-process deliverer (if any) is woken."""
+    events = request.__dict__.get("events")
+    if not events:
+        return
+    queued = deliveries_sql.enqueue(
+        request.db, events.fired(), request.public_url, deliveries_sql.now_precise()
+    )
+    if queued:
+        wake = getattr(request.registry, "wake_deliveries", None)
+        if wake is not None:
+            request.after_commit(wake)
 
 
 def _require(request: Request, capability: str, code: str, message: str) -> None:
@@ -399,10 +423,13 @@ def transaction_tween_factory(handler: Callable[[Request], Response], registry: 
             status = response.status_code
             success = status < 400 and getattr(request, "exception", None) is None
             try:
+                if success:
+                    _queue_events(request)
                 _finish_transaction(request, success)
-            except DBAPIError as exc:  # the commit itself could not get its lock
+            except DBAPIError as exc:  # the outbox or the commit could not get its lock
                 if not is_busy(exc):
                     raise
+                _finish_transaction(request, False)
                 success = False
                 response = error_response(request, busy())
                 status = response.status_code
@@ -448,5 +475,6 @@ def includeme(config: Configurator) -> None:
     config.add_request_method(_require, "require")
     config.add_request_method(_record_context, "record_context", reify=True)
     config.add_request_method(_write_context, "write_context", reify=True)
+    config.add_request_method(_events, "events", reify=True)
     config.add_tween("shopsvc.protocol.transaction_tween_factory", over=EXCVIEW)
     config.add_tween("shopsvc.protocol.protocol_tween_factory", under=EXCVIEW)

@@ -24,27 +24,12 @@ from pyramid.security import Allowed, Denied
 
 from shopsvc import oauth
 from shopsvc.db import write_transaction
+from shopsvc.domain.roles import CAPABILITIES as CAPABILITIES
+from shopsvc.domain.roles import ROLES as ROLES
 from shopsvc.errors import BASIC_REALM, ApiError
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql.tables import utc_now
 
-CAPABILITIES = (
-    "manage_shop",
-    "read_private_shop_orders",
-    "publish_shop_orders",
-    "edit_shop_orders",
-    "delete_shop_orders",
-    "read_private_products",
-    "publish_products",
-    "edit_products",
-    "delete_products",
-    "manage_product_terms",
-)
-ROLES: dict[str, frozenset[str]] = {
-    "administrator": frozenset(CAPABILITIES),
-    "shop_manager": frozenset(CAPABILITIES),
-    "customer": frozenset(),
-}
 PERMISSIONS = ("read", "write", "read_write")
 READ_METHODS = frozenset({"GET", "HEAD"})
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})

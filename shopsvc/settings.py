@@ -91,9 +91,13 @@ class Settings:
     db_lock_timeout: float = 5.0
     max_body_bytes: int = 10 * 1024 * 1024
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
-    webhooks_timeout: int = 60
+    webhooks_timeout: float = 60.0
     webhooks_max_attempts: int = 5
     webhooks_disable_after: int = 5
+    webhooks_retry_base_seconds: float = 60.0
+    webhooks_concurrency: int = 4
+    webhooks_log_days: int = 30
+    webhooks_deliver_in_process: bool = False
     # store settings
     store_name: str = "Shop"
     store_description: str = ""
@@ -151,9 +155,13 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.db_lock_timeout": ("db_lock_timeout", "float"),
     "shopsvc.max_body_bytes": ("max_body_bytes", "int"),
     "shopsvc.trusted_proxies": ("trusted_proxies", "networks"),
-    "shopsvc.webhooks.timeout": ("webhooks_timeout", "int"),
+    "shopsvc.webhooks.timeout": ("webhooks_timeout", "float"),
     "shopsvc.webhooks.max_attempts": ("webhooks_max_attempts", "int"),
     "shopsvc.webhooks.disable_after": ("webhooks_disable_after", "int"),
+    "shopsvc.webhooks.retry_base_seconds": ("webhooks_retry_base_seconds", "float"),
+    "shopsvc.webhooks.concurrency": ("webhooks_concurrency", "int"),
+    "shopsvc.webhooks.log_days": ("webhooks_log_days", "int"),
+    "shopsvc.webhooks.deliver_in_process": ("webhooks_deliver_in_process", "bool"),
     "shopsvc.store_name": ("store_name", "str"),
     "shopsvc.store_description": ("store_description", "str"),
     "shopsvc.timezone": ("timezone", "str"),
@@ -238,6 +246,16 @@ def load_settings(
         raise SettingsError("page_size, max_page_size and bulk_limit must be positive")
     if result.max_body_bytes < 1:
         raise SettingsError("shopsvc.max_body_bytes must be positive")
+    for key, value in (
+        ("shopsvc.webhooks.max_attempts", result.webhooks_max_attempts),
+        ("shopsvc.webhooks.disable_after", result.webhooks_disable_after),
+        ("shopsvc.webhooks.concurrency", result.webhooks_concurrency),
+        ("shopsvc.webhooks.log_days", result.webhooks_log_days),
+    ):
+        if value < 1:
+            raise SettingsError(f"{key} must be positive")
+    if result.webhooks_timeout <= 0:
+        raise SettingsError("shopsvc.webhooks.timeout must be positive")
     return dataclasses.replace(
         result,
         database_url=database_url(result.database_url),

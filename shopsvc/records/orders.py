@@ -29,13 +29,11 @@ Field order and rules: reference orders.md §1.1-§1.8 (3.x), with decisions.md 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlencode
 
 from shopsvc.domain import orders as rules
 from shopsvc.domain.catalog import slugify_name
@@ -43,16 +41,16 @@ from shopsvc.domain.money import format_decimal, round_money
 from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.records.context import RecordContext
+from shopsvc.records.customers import customer_block
 from shopsvc.records.products import product_records
 from shopsvc.records.taxes import tax_record
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql import taxes as taxes_sql
-from shopsvc.sql.orders import CustomerData, OrderData, OrdersData
+from shopsvc.sql.orders import OrderData, OrdersData
 from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS
 
 Row = dict[str, Any]
 EXPANSIONS = ("products", "taxes", "coupons")
-GRAVATAR = "https://secure.gravatar.com/avatar/"
 
 
 @dataclass(frozen=True)
@@ -241,41 +239,6 @@ def _order_address(row: Row, prefix: str, fields: Sequence[str]) -> dict[str, st
     return {name: row[f"{prefix}_{name}"] or "" for name in fields}
 
 
-def _profile_address(values: dict[str, Any], fields: Sequence[str]) -> dict[str, str]:
-    return {name: str(values.get(name) or "") for name in fields}
-
-
-def avatar_url(email: str) -> str:
-    """The Gravatar URL of an email address, as WordPress' ``get_avatar_url`` builds it."""
-    digest = hashlib.md5(email.strip().lower().encode("utf-8"), usedforsecurity=False)
-    return f"{GRAVATAR}{digest.hexdigest()}?{urlencode({'s': 96, 'd': 'mm', 'r': 'g'})}"
-
-
-def _customer_block(customer: CustomerData) -> Row:
-    user = customer.user
-    return {
-        "id": user["id"],
-        "created_at": format_timestamp(user["created_at"]),
-        "last_update": format_timestamp(customer.last_update),
-        "email": user["email"],
-        "first_name": user["first_name"],
-        "last_name": user["last_name"],
-        "username": user["login"],
-        "role": user["role"],
-        "last_order_id": customer.last_order_id,
-        "last_order_date": (
-            format_timestamp(customer.last_order_date)
-            if customer.last_order_date is not None
-            else None
-        ),
-        "orders_count": customer.orders_count,
-        "total_spent": format_decimal(customer.total_spent, 2),
-        "avatar_url": avatar_url(user["email"]),
-        "billing_address": _profile_address(customer.billing, BILLING_FIELDS),
-        "shipping_address": _profile_address(customer.shipping, SHIPPING_FIELDS),
-    }
-
-
 def _guest_block(billing: dict[str, str], shipping: dict[str, str]) -> Row:
     return {
         "id": 0,
@@ -345,7 +308,7 @@ def _record(order: OrderData, batch: _Batch) -> Row:
         "fee_lines": [_fee_line(item, batch) for item in order.items_of("fee")],
         "coupon_lines": [_coupon_line(item, batch) for item in order.items_of("coupon")],
         "customer": (
-            _customer_block(order.customer)
+            customer_block(order.customer)
             if order.customer is not None
             else _guest_block(dict(billing), dict(shipping_address))
         ),

@@ -328,8 +328,16 @@ def _load_labels(conn: Connection, data: OrdersData, lines: list[Row]) -> None:
 
 def _load_customers(conn: Connection, data: OrdersData) -> None:
     customer_ids = _unique(order.row["customer_id"] for order in data.orders.values())
+    customers = load_customers(conn, customer_ids)
+    for order in data.orders.values():
+        order.customer = customers.get(order.row["customer_id"])
+
+
+def load_customers(conn: Connection, customer_ids: list[int]) -> dict[int, CustomerData]:
+    """The users ``customer_ids`` as customers (profile addresses, order statistics), by id;
+    two statements (none without ids)."""
     if not customer_ids:
-        return
+        return {}
     query = (
         select(
             users,
@@ -351,8 +359,7 @@ def _load_customers(conn: Connection, data: OrdersData) -> None:
         )
     if customers:
         _load_customer_stats(conn, customers)
-    for order in data.orders.values():
-        order.customer = customers.get(order.row["customer_id"])
+    return customers
 
 
 def _load_customer_stats(conn: Connection, customers: dict[int, CustomerData]) -> None:

@@ -141,6 +141,53 @@ webhooks = Table(
     *_timestamps(),
     Index("ix_webhooks_created_at", "created_at", "id"),
     Index("ix_webhooks_status", "status"),
+    Index("ix_webhooks_status_topic", "status", "topic"),
+    sqlite_autoincrement=True,
+)
+
+# The outbox: one row per event per subscribed webhook, written in the transaction of the change
+# (decisions.md §3). ``state``: pending (due at ``due_at``; claimed by a worker while
+# ``claimed_until`` is in the future), delivered, failed, cancelled or dropped.
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("delivery_id", String(36), nullable=False, unique=True),
+    Column("webhook_id", Id, ForeignKey("webhooks.id", ondelete="CASCADE"), nullable=False),
+    Column("topic", String(200), nullable=False),
+    Column("resource", String(20), nullable=False),
+    Column("resource_id", Id, nullable=False),
+    Column("state", String(10), nullable=False),
+    Column("attempts", Integer, nullable=False, server_default="0"),
+    Column("round_start", Integer, nullable=False, server_default="0"),
+    Column("due_at", DateTime(), nullable=False),
+    Column("claim_token", String(32), nullable=True),
+    Column("claimed_until", DateTime(), nullable=True),
+    Column("last_attempt_at", DateTime(), nullable=True),
+    Column("source_url", Text, nullable=False),
+    *_timestamps(),
+    Index("ix_webhook_deliveries_due", "state", "due_at", "id"),
+    Index("ix_webhook_deliveries_resource", "webhook_id", "resource", "resource_id", "state"),
+    sqlite_autoincrement=True,
+)
+
+# The attempt log operators read with ``shopsvc CONFIG deliveries`` (kept ``webhooks.log_days``).
+webhook_attempts = Table(
+    "webhook_attempts",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("delivery_id", String(36), nullable=False),
+    Column("webhook_id", Id, nullable=False),
+    Column("topic", String(200), nullable=False),
+    Column("resource_id", Id, nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("status", Integer, nullable=True),
+    Column("error", Text, nullable=True),
+    Column("duration_ms", Integer, nullable=False),
+    Column("at", DateTime(), nullable=False),
+    Index("ix_webhook_attempts_at", "at"),
+    Index("ix_webhook_attempts_webhook_id", "webhook_id", "id"),
+    Index("ix_webhook_attempts_delivery_id", "delivery_id"),
     sqlite_autoincrement=True,
 )
 

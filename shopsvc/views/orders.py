@@ -29,6 +29,7 @@ from shopsvc.resources import Order, Orders, OrdersCount, OrderStatuses
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql.orders import OrderFilters
 from shopsvc.validation.types import parse_loose_bool
+from shopsvc.writers import orders as writers
 
 READ = {"request_method": ("GET", "HEAD")}
 READ_CAPABILITY = "read_private_shop_orders"
@@ -100,9 +101,8 @@ def delete_order(context: Order, request: Request) -> Response:
     trash stays as it is (202)."""
     row = ORDERS.load(request, context.id, "delete")
     force = parse_loose_bool(request.query.get("force", "")) is True
+    if not writers.delete_order(request.write_context, row, force=force):
+        raise ApiError("shop_api_cannot_delete_order", "This order cannot be deleted.", 500)
     if force:
-        if not orders_sql.delete_order(request.db, row["id"]):
-            raise ApiError("shop_api_cannot_delete_order", "This order cannot be deleted.", 500)
         return rendering.message(request, "Permanently deleted order")
-    orders_sql.update_to_trash(request.db, row["id"], request.write_context.now)
     return rendering.message(request, "Deleted order", status=202)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import Connection
 
+from shopsvc.domain.events import EventSet
 from shopsvc.settings import Settings
 
 #: ``download(url, error_code)``: store the image at ``url`` as a new media row; its id.
@@ -23,9 +24,11 @@ class WriteContext:
     """The inputs of every write: the connection (and its transaction), the shop's settings, the
     time of the write as stored (UTC, naive, whole seconds: ``sql.tables.utc_now``) and how to
     download an image (a view passes ``shopsvc.media.download_image`` bound to its request, which
-    deletes the file again when the transaction rolls back)."""
+    deletes the file again when the transaction rolls back), and the webhook events of the
+    changes (flushed into the outbox in the same transaction: the request's, or the caller's)."""
 
     conn: Connection
     settings: Settings
     now: dt.datetime
     download: Download = _no_downloads
+    events: EventSet = field(default_factory=EventSet)

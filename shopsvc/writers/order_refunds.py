@@ -232,6 +232,9 @@ def _insert(
     refund_id = refunds_sql.insert_refund(ctx.conn, order["id"], amount, reason, ctx.now, user_id)
     refunds_sql.insert_items(ctx.conn, refund_id, [_refund_item(line) for line in lines])
     refunds_sql.update_order(ctx.conn, order["id"], ctx.now)
+    ctx.events.record(
+        "order", order["id"], "updated", ["shop_refund_created", "shop_order_refunded"]
+    )
     return refund_id
 
 
@@ -293,6 +296,7 @@ def edit_refund(ctx: WriteContext, order: Row, refund: Row, data: dict[str, Any]
         values["amount"] = amount
     refunds_sql.update_refund(ctx.conn, refund["id"], values)
     refunds_sql.update_order(ctx.conn, order["id"], ctx.now)
+    ctx.events.record("order", order["id"], "updated")
 
 
 def delete_refund(ctx: WriteContext, order: Row, refund: Row) -> None:
@@ -300,3 +304,4 @@ def delete_refund(ctx: WriteContext, order: Row, refund: Row) -> None:
     order = _lock(ctx, order)
     refunds_sql.delete_refund(ctx.conn, refund["id"])
     refunds_sql.update_order(ctx.conn, order["id"], ctx.now)
+    ctx.events.record("order", order["id"], "updated", ["shop_refund_deleted"])

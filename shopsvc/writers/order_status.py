@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from shopsvc.domain import orders as rules
+from shopsvc.domain.events import status_change_hooks
 from shopsvc.sql import order_notes as notes_sql
 from shopsvc.sql import order_writes as sql
 from shopsvc.sql import products as products_sql
@@ -47,6 +48,7 @@ def change_status(ctx: WriteContext, order: Row, new: str, prefix: str = "") -> 
         values["date_paid"] = ctx.now
     sql.update_order(ctx.conn, order["id"], values)
     order.update(values)
+    ctx.events.record("order", order["id"], None, status_change_hooks(old, new))
     notes_sql.insert_note(
         ctx.conn, order["id"], rules.status_note(old, new, prefix), ctx.now, system=True
     )
@@ -71,6 +73,7 @@ def payment_complete(ctx: WriteContext, order: Row, transaction_id: str) -> None
         values["date_paid"] = ctx.now
     sql.update_order(ctx.conn, order["id"], values)
     order.update(values)
+    ctx.events.record("order", order["id"], None, ["shop_payment_complete"])
     change_status(ctx, order, "processing" if _needs_processing(ctx, order) else "completed")
 
 

@@ -134,6 +134,7 @@ def create_order(ctx: WriteContext, clean: OrderInput, client: Client) -> int:
     if clean.currency is not None:
         sql.update_order(ctx.conn, order_id, {"currency": clean.currency})
     _write_meta(ctx, order, clean)
+    ctx.events.record("order", order_id, "created", ["shop_new_order"])
     order_status.change_status(ctx, order, status)
     if payment is not None and payment.paid:
         order_status.payment_complete(ctx, order, payment.transaction_id)
@@ -178,12 +179,27 @@ def edit_order(ctx: WriteContext, order_id: int, clean: OrderInput) -> None:
         if payment.paid and needs_payment:
             order_status.payment_complete(ctx, order, payment.transaction_id)
     _write_meta(ctx, order, clean)
+    restoring = False
     if clean.status:
         if not rules.is_status(clean.status):
             raise ApiError("shop_api_invalid_order_status", "Invalid order status.", 400)
         if order["status"] == rules.TRASH:
             order_status.restore(ctx, order)
+            restoring = True
         order_status.change_status(ctx, order, clean.status, clean.status_note)
+    event = "restored" if restoring else "updated"
+    ctx.events.record("order", order_id, event, ["shop_update_order"])
+
+
+def delete_order(ctx: WriteContext, order: Row, *, force: bool) -> bool:
+    """``force``: delete for good with items, notes and refunds (no event: the original fires
+    none); else move to the trash (``order.deleted``; an order already there stays as it is).
+    False when a forced delete found nothing to delete."""
+    if force:
+        return orders_sql.delete_order(ctx.conn, order["id"])
+    if orders_sql.update_to_trash(ctx.conn, order["id"], ctx.now):
+        ctx.events.record("order", order["id"], "deleted", ["shop_trash_order"])
+    return True
 
 
 def _load(ctx: WriteContext, order_id: int, *, lock: bool = False) -> Row:

@@ -13,6 +13,7 @@ import json
 from typing import Any
 
 from shopsvc.domain import catalog
+from shopsvc.domain.events import product_hook
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.sql import product_writes as sql
 from shopsvc.sql import products as products_sql
@@ -60,6 +61,7 @@ def create_product(ctx: WriteContext, kind: str, clean: dict[str, Any]) -> int:
     row = sql.get_product(ctx.conn, product_id)
     assert row is not None
     _save(ctx, row, clean)
+    ctx.events.record("product", product_id, "created", [product_hook("new", False)])
     return product_id
 
 
@@ -85,8 +87,11 @@ def edit_product(
         if name in clean:
             changes[name] = clean[name]
     previous_title = row["title"]
+    restoring = "status" in clean and row["status"] == "trash"
     row.update(changes)
     _save(ctx, row, clean)
+    event = "restored" if restoring else "updated"
+    ctx.events.record("product", product_id, event, [product_hook("update", False)])
     if row["type"] == "variable" and row["title"] != previous_title:
         variations.rename_variations(ctx, product_id, previous_title, row["title"])
 
@@ -102,6 +107,7 @@ def delete_product(ctx: WriteContext, row: Row, *, force: bool) -> None:
         return
     else:
         products_sql.update_to_trash(ctx.conn, product_id, ctx.now)
+        ctx.events.record("product", product_id, "deleted")
     if row["type"] == "variation":
         sync_variable_parent(ctx, row["parent_id"])
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from shopsvc.domain import stock
+from shopsvc.domain.events import stock_hook
 from shopsvc.errors import invalid_param
 from shopsvc.sql import products as products_sql
 from shopsvc.validation.types import MAX_INT, MIN_INT
@@ -72,6 +73,8 @@ def stock_changes(ctx: WriteContext, row: Row, clean: dict[str, Any], field: str
         threshold=ctx.settings.out_of_stock_threshold,
         requested_status=status,
     )
+    if state.manage_stock and state.quantity != row.get("stock_quantity"):
+        ctx.events.record("product", row["id"], None, [stock_hook(kind == "variation")])
     return {
         "manage_stock": state.manage_stock,
         "stock_quantity": state.quantity,
@@ -119,6 +122,8 @@ def move_stock(ctx: WriteContext, product_id: int, delta: int) -> tuple[int, int
         child_statuses=None,
     )
     products_sql.update_stock(ctx.conn, row["id"], new, state.status)
+    if new != old:
+        ctx.events.record("product", row["id"], None, [stock_hook(row["type"] == "variation")])
     # A variable parent's status follows its variations (which may sell from its stock).
     sync_variable_parent(ctx, row["parent_id"] if row["type"] == "variation" else row["id"])
     return row["id"], old, new

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from shopsvc.domain import catalog
+from shopsvc.domain.events import product_hook
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation import products as validation
 from shopsvc.validation.products import OptionInput
@@ -28,14 +29,17 @@ def upsert_variations(ctx: WriteContext, parent: Row, items: list[dict[str, Any]
         field = f"product.variations[{index}]"
         clean = validation.clean_variation(raw, field)
         row = sql.get_product(ctx.conn, clean["id"], lock=True) if clean["id"] else None
-        if row is not None and row["type"] == "variation" and row["parent_id"] == parent["id"]:
+        created = not (
+            row is not None and row["type"] == "variation" and row["parent_id"] == parent["id"]
+        )
+        if row is not None and not created:
             changes: dict[str, Any] = {"menu_order": index}
             if clean["visible"] is not None:
                 changes["status"] = "publish" if clean["visible"] else "private"
         else:
             row = _new_variation(ctx, parent, index, clean["visible"])
             changes = {}
-        _save_variation(ctx, row, parent, parent_attributes, clean, changes, field)
+        _save_variation(ctx, row, parent, parent_attributes, clean, changes, field, created)
 
 
 def edit_variation(ctx: WriteContext, variation_id: int, clean: dict[str, Any]) -> None:
@@ -97,12 +101,15 @@ def _save_variation(
     clean: dict[str, Any],
     changes: dict[str, Any],
     field: str,
+    created: bool = False,
 ) -> None:
-    """Apply a variation's write fields (the spec's "Variation write fields")."""
+    """Apply a variation's write fields (the spec's "Variation write fields"). Its events: the
+    product topics with the variation's id, and ``product.updated`` for its parent."""
     variation_id = row["id"]
     status = changes.get("status", row["status"])
     fields.write_sku(ctx, row, clean, status)
-    if row["status"] == "trash" and status != "trash":
+    restoring = row["status"] == "trash" and status != "trash"
+    if restoring:
         _untrash(ctx, row, status)
         del changes["status"]
     if "image" in clean:
@@ -126,6 +133,11 @@ def _save_variation(
     changes.update(stock_changes(ctx, row, clean, field))
     changes["updated_at"] = ctx.now
     sql.update_product(ctx.conn, variation_id, changes)
+    event = "created" if created else "restored" if restoring else "updated"
+    hook = product_hook("new" if created else "update", True)
+    ctx.events.record("product", variation_id, event, [hook])
+    if parent["id"]:
+        ctx.events.record("product", parent["id"], "updated", [product_hook("update", False)])
 
 
 def _untrash(ctx: WriteContext, row: Row, status: str) -> None:
