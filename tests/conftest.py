@@ -112,6 +112,10 @@ def build_app(make_app: Callable[..., TestApp]) -> Iterator[Callable[..., TestAp
 
     yield build
     for built in made:
+        deliverer = getattr(built.app.registry, "deliverer", None)
+        if deliverer is not None:  # shopsvc.webhooks.deliver_in_process: stop its thread
+            deliverer.stop()
+            deliverer.join()
         built.app.registry.engine.dispose()
 
 

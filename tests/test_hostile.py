@@ -92,6 +92,20 @@ def _create(client: TestApp, path: str, body: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
+SUBSCRIBED_TOPICS = (
+    "order.updated",
+    "order.deleted",
+    "order.restored",
+    "product.created",
+    "product.updated",
+    "product.deleted",
+    "product.restored",
+    "action.shop_product_set_stock",
+    "action.shop_order_status_changed",
+    "action.shop_refund_created",
+)
+
+
 def make_world(client: TestApp) -> dict[str, int]:
     """One record of every family (the targets of the edit routes), an order of the plain
     product with its items, a note and a refund; their ids by name."""
@@ -101,6 +115,11 @@ def make_world(client: TestApp) -> dict[str, int]:
         "/webhooks",
         {"webhook": {"topic": "order.created", "delivery_url": "http://127.0.0.1:9/hook"}},
     )["id"]
+    # Subscribers for every topic a write may fire, so that a failed request that leaked an
+    # event into the outbox would show in the tables' snapshot.
+    for topic in SUBSCRIBED_TOPICS:
+        hook = {"topic": topic, "delivery_url": "http://127.0.0.1:9/hook"}
+        _create(client, "/webhooks", {"webhook": hook})
     _create(client, "/taxes/classes", {"tax_class": {"name": "Reduced Rate"}})
     ids["tax"] = _create(
         client, "/taxes", {"tax": {"country": "GB", "rate": "20", "class": "reduced-rate"}}

@@ -96,6 +96,7 @@ class Deliverer:
         self._stop = threading.Event()
         self._inflight: dict[Future[Outcome | None], int] = {}
         self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="shopsvc-sender")
+        self.thread: threading.Thread | None = None
 
     # --- control
 
@@ -111,6 +112,11 @@ class Deliverer:
     @property
     def stopping(self) -> bool:
         return self._stop.is_set()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the thread :func:`start_in_process` started (if any) to end."""
+        if self.thread is not None:
+            self.thread.join(timeout)
 
     # --- the two ways to run
 
@@ -265,8 +271,9 @@ class _Listener:
 
 
 def start_in_process(engine: Engine, settings: Settings) -> Deliverer:
-    """A deliverer running in a daemon thread of this process (``deliver_in_process``)."""
+    """A deliverer running in a daemon thread of this process (``deliver_in_process``);
+    :meth:`Deliverer.stop` then :meth:`Deliverer.join` end it."""
     deliverer = Deliverer(engine, settings)
-    thread = threading.Thread(target=deliverer.run, name="shopsvc-deliverer", daemon=True)
-    thread.start()
+    deliverer.thread = threading.Thread(target=deliverer.run, name="shopsvc-deliverer", daemon=True)
+    deliverer.thread.start()
     return deliverer

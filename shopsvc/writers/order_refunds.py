@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
+from shopsvc.domain.events import status_change_hooks
 from shopsvc.domain.orders import status_note
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.families import ORDERS
@@ -169,6 +170,7 @@ def _set_refunded(ctx: WriteContext, order: Row) -> None:
     if order["status"] in (REFUNDED, TRASH):
         return
     refunds_sql.update_order(ctx.conn, order["id"], ctx.now, status=REFUNDED)
+    ctx.events.record("order", order["id"], None, status_change_hooks(order["status"], REFUNDED))
     text = status_note(order["status"], REFUNDED)
     notes_sql.insert_note(ctx.conn, order["id"], text, ctx.now, system=True)
 
