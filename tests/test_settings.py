@@ -42,6 +42,8 @@ def test_built_in_defaults_are_the_production_values() -> None:
         5,
         5,
     )
+    assert (shop.webhooks_retry_base_seconds, shop.webhooks_concurrency) == (60, 4)
+    assert (shop.webhooks_log_days, shop.webhooks_deliver_in_process) == (30, False)
     assert (shop.currency, shop.price_decimals, shop.prices_include_tax) == ("USD", 2, False)
     assert (shop.tax_based_on, shop.manage_stock, shop.calc_taxes) == ("shipping", True, True)
     assert (shop.weight_unit, shop.dimension_unit, shop.currency_position) == ("kg", "cm", "left")
@@ -79,6 +81,21 @@ def test_ini_values() -> None:
     )
     assert shop.thousand_separator == " "
     assert shop.extra["shopsvc.help_url"] == "https://docs.example/"
+
+
+def test_webhook_delivery_settings() -> None:
+    shop = load(
+        {
+            "shopsvc.webhooks.timeout": "0.5",
+            "shopsvc.webhooks.retry_base_seconds": "0",
+            "shopsvc.webhooks.concurrency": "16",
+            "shopsvc.webhooks.log_days": "7",
+            "shopsvc.webhooks.deliver_in_process": "true",
+        }
+    )
+    assert (shop.webhooks_timeout, shop.webhooks_retry_base_seconds) == (0.5, 0)
+    assert (shop.webhooks_concurrency, shop.webhooks_log_days) == (16, 7)
+    assert shop.webhooks_deliver_in_process is True
 
 
 def test_oauth_allow_raw_slash_can_restore_the_strict_check() -> None:
@@ -180,6 +197,13 @@ def test_other_boolean_spellings_are_refused(text: str) -> None:
         ("SHOPSVC_BULK_LIMIT", "0"),
         ("SHOPSVC_TRUSTED_PROXIES", "10.0.0.0/33"),
         ("SHOPSVC_TRUSTED_PROXIES", "not-an-ip"),
+        ("SHOPSVC_WEBHOOKS_TIMEOUT", "0"),
+        ("SHOPSVC_WEBHOOKS_RETRY_BASE_SECONDS", "-1"),
+        ("SHOPSVC_WEBHOOKS_CONCURRENCY", "0"),
+        ("SHOPSVC_WEBHOOKS_MAX_ATTEMPTS", "0"),
+        ("SHOPSVC_WEBHOOKS_DISABLE_AFTER", "0"),
+        ("SHOPSVC_WEBHOOKS_LOG_DAYS", "0"),
+        ("SHOPSVC_WEBHOOKS_DELIVER_IN_PROCESS", "maybe"),
     ],
 )
 def test_unusable_values_are_refused(key: str, value: str) -> None:

@@ -93,6 +93,8 @@ def _post(settings: Settings, row: dict[str, Any], body: bytes) -> tuple[int | N
             body=body,
         )
     except OutboundError as exc:
+        if events.is_success(exc.status):  # a 2xx whose answer could not be read: delivered
+            return exc.status, None
         return exc.status, exc.reason
     if events.is_success(response.status):
         return response.status, None

@@ -123,26 +123,29 @@ def claim(
     delivery of the same webhook and resource (deliveries of one resource go out in order).
     At most ``per_webhook`` per webhook, counting the ``busy`` ones the caller is sending, so
     that a slow receiver never takes every sender. Rows locked by another worker are skipped."""
-    query = (
-        select(_d.c.id, _d.c.webhook_id)
-        .where(*_due(now, pass_start))
-        .order_by(_d.c.due_at, _d.c.id)
-        .limit(limit * 4)
-        .with_for_update(skip_locked=True, of=_d)
-    )
     taken: list[tuple[int, int]] = []
     load = dict(busy)
-    for delivery_id, webhook_id in conn.execute(query):
-        if len(taken) == limit:
+    while len(taken) < limit:
+        capped = sorted(w for w, count in load.items() if count >= per_webhook)
+        query = (
+            select(_d.c.id, _d.c.webhook_id)
+            .where(*_due(now, pass_start), _d.c.webhook_id.not_in(capped))
+            .order_by(_d.c.due_at, _d.c.id)
+            .limit(limit - len(taken))
+            .with_for_update(skip_locked=True, of=_d)
+        )
+        batch: list[int] = []
+        for delivery_id, webhook_id in conn.execute(query):
+            if load.get(webhook_id, 0) >= per_webhook:
+                continue  # capped within this batch: the next query leaves it out
+            load[webhook_id] = load.get(webhook_id, 0) + 1
+            batch.append(delivery_id)
+            taken.append((delivery_id, webhook_id))
+        if not batch:
             break
-        if load.get(webhook_id, 0) >= per_webhook:
-            continue
-        load[webhook_id] = load.get(webhook_id, 0) + 1
-        taken.append((delivery_id, webhook_id))
-    if taken:
         conn.execute(
             update(_d)
-            .where(_d.c.id.in_([delivery_id for delivery_id, _ in taken]))
+            .where(_d.c.id.in_(batch))
             .values(claim_token=token, claimed_until=lease_until)
         )
     return taken
