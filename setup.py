@@ -12,6 +12,9 @@ requires = [
     "plaster_pastedeploy>=1.0,<2",
     "Babel>=2.14,<3",
     "nh3>=0.2,<1",
+    "swagger-ui-py>=25.7,<26",  # the static files of the /docs page (Swagger UI 5)
+    "brotli>=1.1,<2",
+    "tqdm>=4.66,<5",  # the progress bars of `shopsvc CONFIG seed`
 ]
 
 tests_require = [
@@ -21,6 +24,9 @@ tests_require = [
     "oauthlib>=3.2,<4",
     "ruff>=0.6",
     "hypothesis>=6.100,<7",
+    "openapi-spec-validator>=0.7,<0.10",
+    "jsonschema>=4.18,<5",
+    "openapi-python-client>=0.29,<0.30",
 ]
 
 setup(

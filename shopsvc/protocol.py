@@ -1,12 +1,15 @@
-"""The shared protocol around every route: request helpers and the two tweens.
+"""The shared protocol around every route: request helpers and the tweens.
 
-``protocol_tween`` (under the exception view, so its errors render as API errors) applies the
-method override, refuses JSONP, authenticates before routing (everything under the API root but
-the root itself), refuses unknown methods and trailing slashes. ``transaction_tween`` (outermost)
-gives each request an id, answers undecodable paths and queries, commits the request's transaction
-on success and rolls it back on any error (then runs the on-rollback callbacks, which delete files
-the request stored), runs the after-commit callbacks (the webhook ping) before the response
-leaves, strips HEAD bodies and writes the access log line.
+From the outside in: ``access_tween`` (outermost) gives each request its id (``request_id``: the
+caller's ``X-Request-Id`` when it is a short safe token), strips HEAD bodies and writes the access
+log line; the CORS tween (``cors.py``) and the HTTP cache tween (``http_cache.py``: ETags, 304s,
+compression) come next; ``transaction_tween`` answers undecodable paths and queries, commits the
+request's transaction on success and rolls it back on any error (then runs the on-rollback
+callbacks, which delete files the request stored) and runs the after-commit callbacks (the webhook
+ping) before the response leaves. ``protocol_tween`` (under the exception view, so its errors
+render as API errors) applies the method override, refuses JSONP, authenticates before routing
+(everything under the API root but the root itself and the public documentation), refuses unknown
+methods and trailing slashes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import functools
 import ipaddress
 import json
 import logging
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -25,12 +29,13 @@ from pyramid.config import Configurator
 from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
-from pyramid.tweens import EXCVIEW
+from pyramid.tweens import EXCVIEW, INGRESS
 from sqlalchemy.exc import DBAPIError
 
 from shopsvc.db import run_on_rollback
 from shopsvc.domain.events import EventSet
 from shopsvc.errors import ApiError, busy, invalid_param, is_busy, no_route
+from shopsvc.logs import REQUEST_ID, install_record_factory
 from shopsvc.media import download_image
 from shopsvc.records.context import RecordContext
 from shopsvc.rendering import error_response
@@ -43,6 +48,16 @@ access_log = logging.getLogger("shopsvc.access")
 log = logging.getLogger(__name__)
 
 KNOWN_METHODS = frozenset({"HEAD", "GET", "POST", "PUT", "PATCH", "DELETE"})
+#: An incoming ``X-Request-Id`` is reused only when it is such a token (it goes into every log
+#: line and back out in a header); anything else gets a fresh id.
+SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+#: Paths below the API root served without authentication (besides the root itself): the
+#: OpenAPI document and the documentation page with everything below it.
+PUBLIC_API_PATHS = frozenset({"/openapi.json", "/docs"})
+PUBLIC_API_PREFIXES = ("/docs/",)
+#: Probes whose successful requests are logged at DEBUG (a load balancer calls them every few
+#: seconds).
+QUIET_PATHS = frozenset({"/healthz", "/readyz"})
 
 
 # --- request helpers
@@ -91,6 +106,15 @@ def _filters(request: Request) -> dict[str, str]:
         if key.startswith("filter[") and key.endswith("]"):
             found[key[7:-1]] = value
     return found
+
+
+def _request_id(request: Request) -> str:
+    """The caller's ``X-Request-Id`` when it is a short token of safe characters, else a new
+    one."""
+    given = request.headers.get("X-Request-Id", "")
+    if SAFE_REQUEST_ID.fullmatch(given):
+        return given
+    return uuid.uuid4().hex
 
 
 def _shop(request: Request) -> Settings:
@@ -314,8 +338,9 @@ def _odd_segments(path: str) -> bool:
     return any(segment in ("", ".", "..") for segment in segments)
 
 
-def _api_path(request: Request) -> str | None:
-    """The path below the API root (``""`` for the root itself), or None outside the API."""
+def api_path(request: Request) -> str | None:
+    """The path below the API root (``""`` for the root itself), or None outside the API.
+    Raises ``UnicodeError`` for a path that is not UTF-8."""
     root = request.shop.api_root.lower()
     path = request.path_info
     lowered = path.lower()
@@ -324,6 +349,12 @@ def _api_path(request: Request) -> str | None:
     if lowered.startswith(root + "/"):
         return path[len(root) :]
     return None
+
+
+def _public(below: str) -> bool:
+    """The root and the documentation are served without authentication."""
+    lowered = below.lower()
+    return lowered == "" or lowered in PUBLIC_API_PATHS or lowered.startswith(PUBLIC_API_PREFIXES)
 
 
 def _override_method(request: Request) -> None:
@@ -342,16 +373,17 @@ def protocol_tween_factory(handler: Callable[[Request], Response], registry: Reg
         limit = request.shop.max_body_bytes
         if request.content_length is not None and request.content_length > limit:
             raise too_large(limit)
-        below = _api_path(request)
+        below = api_path(request)
         if below is not None and "_jsonp" in request.GET:
             # The original answers any JSONP request, the root and auth failures included, with
             # this error (its JSON handler replaces whatever the response would have been).
             raise ApiError("shop_api_jsonp_disabled", "JSONP support is disabled on this site", 400)
-        if below is None or below == "":
+        if below is None or _public(below):
             if request.method not in KNOWN_METHODS:
                 raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
             return handler(request)
-        request.identity  # authentication runs before routing  # noqa: B018
+        # authentication runs before routing; the access log names the key
+        request.environ["shopsvc.identity"] = request.identity
         if request.method not in KNOWN_METHODS:
             raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
         if below.endswith("/"):
@@ -400,28 +432,33 @@ def _undecodable(request: Request) -> ApiError | None:
     return None
 
 
+#: Control characters (a ``%0A`` in a path, a ``_method`` override) would forge lines in a
+#: plain-text log: they are written as ``\xNN``.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _for_log(text: str, limit: int) -> str:
+    return _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text[:limit])
+
+
 def _path_for_log(request: Request) -> str:
     """The path only: query strings may carry ``consumer_secret`` and OAuth signatures."""
     try:
         path: str = request.path
     except UnicodeError:
         return repr(request.environ.get("PATH_INFO", ""))
-    return path[:2000]
+    return _for_log(path, 2000)
 
 
 def transaction_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
     def transaction_tween(request: Request) -> Response:
-        started = time.perf_counter()
-        request.request_id = request.headers.get("X-Request-Id") or uuid.uuid4().hex
-        status = 500
         try:
             undecodable = _undecodable(request)
             if undecodable is not None:
                 response = error_response(request, undecodable)
             else:
                 response = handler(request)
-            status = response.status_code
-            success = status < 400 and getattr(request, "exception", None) is None
+            success = response.status_code < 400 and getattr(request, "exception", None) is None
             try:
                 if success:
                     _queue_events(request)
@@ -432,37 +469,102 @@ def transaction_tween_factory(handler: Callable[[Request], Response], registry: 
                 _finish_transaction(request, False)
                 success = False
                 response = error_response(request, busy())
-                status = response.status_code
             if success:
                 request.environ.pop("shopsvc.on_rollback", None)
             else:
                 run_on_rollback(request)
             if success:
                 _run_after_commit(request)
-            response.headers["X-Request-Id"] = request.request_id
-            if request.method == "HEAD":
-                length = response.content_length
-                response.app_iter = [b""]
-                response.content_length = length
             return response
         except BaseException:
             _finish_transaction(request, False)
             run_on_rollback(request)
             raise
-        finally:
-            access_log.info(
-                "%s %s %s %s %.1fms",
-                request.request_id,
-                request.method,
-                _path_for_log(request),
-                status,
-                (time.perf_counter() - started) * 1000,
-            )
 
     return transaction_tween
 
 
+def _bytes_sent(request: Request, response: Response) -> int | None:
+    if request.method == "HEAD" or response.status_code in (204, 304):
+        return 0
+    return response.content_length
+
+
+def _key_id(request: Request) -> int | None:
+    """The id of the key the request authenticated with (never the key itself)."""
+    identity = request.environ.get("shopsvc.identity")
+    return identity.key_id if identity is not None else None
+
+
+def _log_access(request: Request, response: Response | None, started: float) -> None:
+    """One line per request: its fields as ``extra=`` (``logs.ACCESS_FIELDS``), the message
+    a human line of them. Successful health probes go to DEBUG."""
+    status = response.status_code if response is not None else 500
+    path = _path_for_log(request)
+    method = _for_log(request.method, 32)
+    duration = round((time.perf_counter() - started) * 1000, 1)
+    sent = _bytes_sent(request, response) if response is not None else None
+    key_id = _key_id(request)
+    client_ip = request.client_ip
+    level = logging.DEBUG if status < 400 and path in QUIET_PATHS else logging.INFO
+    access_log.log(
+        level,
+        "%s %s %s %.1fms %sB %s key=%s",
+        method,
+        path,
+        status,
+        duration,
+        "-" if sent is None else sent,
+        client_ip or "-",
+        "-" if key_id is None else key_id,
+        extra={  # request_id: the record factory adds it (logs.install_record_factory)
+            "method": method,
+            "path": path,
+            "status": status,
+            "duration_ms": duration,
+            "response_bytes": sent,
+            "client_ip": client_ip,
+            "key_id": key_id,
+        },
+    )
+
+
+def _strip_head_body(response: Response) -> None:
+    """A HEAD response keeps every header of the GET (``Content-Length`` included), no body."""
+    length = response.content_length
+    close = getattr(response.app_iter, "close", None)
+    response.app_iter = [b""]
+    response.content_length = length
+    if close is not None:
+        close()
+
+
+def access_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
+    """Outermost: the request id (``X-Request-Id`` out, in every log record meanwhile), HEAD
+    bodies dropped, and the access log line."""
+
+    def access_tween(request: Request) -> Response:
+        started = time.perf_counter()
+        token = REQUEST_ID.set(request.request_id)
+        response: Response | None = None
+        try:
+            response = handler(request)
+            response.headers["X-Request-Id"] = request.request_id
+            if request.method == "HEAD":
+                _strip_head_body(response)
+            return response
+        finally:
+            try:
+                _log_access(request, response, started)
+            finally:
+                REQUEST_ID.reset(token)
+
+    return access_tween
+
+
 def includeme(config: Configurator) -> None:
+    install_record_factory()
+    config.add_request_method(_request_id, "request_id", reify=True)
     config.add_request_method(_signed_query, "signed_query", reify=True)
     config.add_request_method(_query, "query", reify=True)
     config.add_request_method(_filters, "filters", reify=True)
@@ -476,5 +578,8 @@ def includeme(config: Configurator) -> None:
     config.add_request_method(_record_context, "record_context", reify=True)
     config.add_request_method(_write_context, "write_context", reify=True)
     config.add_request_method(_events, "events", reify=True)
+    # outermost → innermost: access, cors (cors.py), http_cache (http_cache.py), transaction,
+    # the exception view, protocol, the router
+    config.add_tween("shopsvc.protocol.access_tween_factory", under=INGRESS)
     config.add_tween("shopsvc.protocol.transaction_tween_factory", over=EXCVIEW)
     config.add_tween("shopsvc.protocol.protocol_tween_factory", under=EXCVIEW)

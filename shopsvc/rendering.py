@@ -108,10 +108,29 @@ def shaped(request: Request, record: Mapping[str, Any]) -> Any:
     return filter_fields(record, parse_fields(request.query.get("fields")))
 
 
+def _updated_at(record: Mapping[str, Any]) -> dt.datetime | None:
+    """A record's ``updated_at`` (``YYYY-MM-DDTHH:MM:SSZ`` or a datetime) as an aware datetime."""
+    value = record.get("updated_at")
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+        except ValueError:
+            return None
+    if not isinstance(value, dt.datetime):
+        return None
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value
+
+
 def single(
     request: Request, envelope: str, record: Mapping[str, Any], status: int = 200
 ) -> Response:
-    return render_json(request, {envelope: shaped(request, record)}, status=status)
+    """A single record; ``Last-Modified`` from its ``updated_at`` when it has one (whatever
+    ``fields`` keeps)."""
+    response = render_json(request, {envelope: shaped(request, record)}, status=status)
+    updated_at = _updated_at(record)
+    if updated_at is not None:
+        response.last_modified = updated_at
+    return response
 
 
 def message(request: Request, text: str, status: int = 200) -> Response:

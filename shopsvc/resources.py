@@ -21,6 +21,8 @@ SLUG = re.compile(r"\w[\w\s-]*")
 
 class Resource:
     pattern: ClassVar[str] = ""
+    #: Whether the index lists the route (the documentation page and its files are not).
+    listed: ClassVar[bool] = True
     named: ClassVar[dict[str, type[Resource]]] = {}
     item: ClassVar[type[Item] | None] = None
 
@@ -281,12 +283,41 @@ class Orders(Resource):
     item = Order
 
 
+# --- the OpenAPI document and its documentation page (served without authentication)
+
+
+class OpenApiDocument(Resource):
+    pattern = "/openapi.json"
+
+
+class DocsFile(Resource):
+    """One file of the documentation page (the view serves only the files it knows)."""
+
+    pattern = "/docs/<file>"
+    listed = False
+
+
+class Docs(Resource):
+    pattern = "/docs"
+    listed = False
+
+    def __getitem__(self, segment: str) -> Resource:
+        return DocsFile(self, segment)
+
+
 # --- roots
 
 
 class ApiRoot(Resource):
     pattern = "/"
-    named = {"webhooks": Webhooks, "taxes": Taxes, "products": Products, "orders": Orders}
+    named = {
+        "webhooks": Webhooks,
+        "taxes": Taxes,
+        "products": Products,
+        "orders": Orders,
+        "openapi.json": OpenApiDocument,
+        "docs": Docs,
+    }
 
 
 class PrefixSegment(Resource):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -91,6 +92,8 @@ class Settings:
     db_lock_timeout: float = 5.0
     max_body_bytes: int = 10 * 1024 * 1024
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    # Browser origins allowed to call the API (``scheme://host[:port]``, or ``*``); empty: no CORS.
+    cors_origins: tuple[str, ...] = ()
     webhooks_timeout: float = 60.0
     webhooks_max_attempts: int = 5
     webhooks_disable_after: int = 5
@@ -155,6 +158,7 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.db_lock_timeout": ("db_lock_timeout", "float"),
     "shopsvc.max_body_bytes": ("max_body_bytes", "int"),
     "shopsvc.trusted_proxies": ("trusted_proxies", "networks"),
+    "shopsvc.cors_origins": ("cors_origins", "origins"),
     "shopsvc.webhooks.timeout": ("webhooks_timeout", "float"),
     "shopsvc.webhooks.max_attempts": ("webhooks_max_attempts", "int"),
     "shopsvc.webhooks.disable_after": ("webhooks_disable_after", "int"),
@@ -199,6 +203,31 @@ def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network,
         raise SettingsError(f"shopsvc.trusted_proxies: {exc}") from exc
 
 
+#: ``scheme://host[:port]``: what a browser sends in ``Origin`` (no path, no trailing slash).
+_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://[^/?#@\s]+")
+_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    """``shopsvc.cors_origins``: origins separated by spaces or commas, lower-cased, without a
+    trailing ``/`` or the scheme's default port (browsers send neither); ``*`` allows any."""
+    origins: list[str] = []
+    for part in text.replace(",", " ").split():
+        origin = part.lower().rstrip("/")
+        if origin != "*":
+            if not _ORIGIN.fullmatch(origin):
+                raise SettingsError(
+                    f"shopsvc.cors_origins: {part!r} is not an origin (scheme://host[:port]) or *"
+                )
+            scheme = origin.split(":", 1)[0]
+            default_port = _DEFAULT_PORTS.get(scheme)
+            if default_port and origin.endswith(default_port):
+                origin = origin[: -len(default_port)]
+        if origin not in origins:
+            origins.append(origin)
+    return tuple(origins)
+
+
 def _convert(key: str, kind: str, raw: str) -> object:
     if kind == "raw":
         return raw
@@ -219,6 +248,8 @@ def _convert(key: str, kind: str, raw: str) -> object:
         if not number >= 0 or number == float("inf"):
             raise SettingsError(f"{key}: {raw!r} is not a non-negative number")
         return number
+    if kind == "origins":
+        return _origins(raw)
     return _networks(raw)
 
 

@@ -28,6 +28,8 @@ def _route_table(registry: Registry) -> dict[str, list[str]]:
         context = view["introspectable"]["context"]
         if not (isinstance(context, type) and issubclass(context, Resource) and context.pattern):
             continue
+        if not context.listed:  # the documentation page: the OpenAPI document links to it
+            continue
         declared = view["introspectable"]["request_methods"] or METHOD_ORDER
         if isinstance(declared, str):
             declared = (declared,)

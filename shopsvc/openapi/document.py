@@ -1,0 +1,234 @@
+"""The OpenAPI 3.1 document, built from the routed views (paths, methods, path parameters), the
+Colander schemas (write bodies) and the view table (answers, query, error codes)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from shopsvc.openapi import components
+from shopsvc.openapi.operations import Codes, ViewDoc, by_status, codes, merge
+from shopsvc.openapi.records import RECORDS
+from shopsvc.openapi.requests import request_schemas
+from shopsvc.openapi.routes import RoutedView, path_parameters
+from shopsvc.openapi.schema import Schema
+from shopsvc.settings import Settings
+
+VERSION = "3.1.0"
+ERROR = {"$ref": "#/components/schemas/Errors"}
+#: What any authenticated route, any route and any write may answer besides its own codes.
+AUTHENTICATED = codes(401, "shop_api_authentication_error")
+ANY = merge(
+    codes(400, "shop_api_invalid_param"),
+    codes(500, "shop_api_internal_error"),
+    codes(503, "shop_api_busy"),
+)
+WRITE = merge(codes(400, "shop_api_invalid_json"), codes(413, "shop_api_request_entity_too_large"))
+#: Error answers that many operations share, by name (referenced, not repeated).
+SHARED = {
+    (413, ("shop_api_request_entity_too_large",)): "RequestTooLarge",
+    (500, ("shop_api_internal_error",)): "InternalError",
+    (503, ("shop_api_busy",)): "Busy",
+}
+STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    202: "Accepted (moved to the trash)",
+    400: "Bad request",
+    401: "Not authenticated or not allowed",
+    404: "Not found",
+    413: "Request too large",
+    500: "Internal error",
+    503: "Database busy: retry after Retry-After seconds",
+}
+
+
+def ref(name: str) -> Schema:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _answer(doc: ViewDoc) -> Schema:
+    """The success body of a view."""
+    if doc.answer == "single":
+        return _envelope(doc.envelope, ref(doc.record))
+    if doc.answer in ("paged", "list"):
+        return _envelope(doc.envelope, {"type": "array", "items": ref(doc.record)})
+    if doc.answer == "bulk":
+        item = {"anyOf": [ref(doc.record), ref("BulkError")]}
+        return _envelope(doc.envelope, {"type": "array", "items": item})
+    if doc.answer == "count":
+        return ref("Count")
+    if doc.answer == "message":
+        return ref("Message")
+    return doc.body
+
+
+def _envelope(key: str, value: Schema) -> Schema:
+    return {"type": "object", "properties": {key: value}, "required": [key]}
+
+
+def _request_body(doc: ViewDoc) -> Schema | None:
+    if not doc.request:
+        return None
+    if doc.answer == "bulk":
+        element = {"allOf": [ref(doc.request)], "properties": {"id": {"type": "integer"}}}
+        body = _envelope(doc.envelope, {"type": "array", "items": element})
+    else:
+        body = _envelope(doc.envelope, ref(doc.request))
+    return {"required": True, "content": {"application/json": {"schema": body}}}
+
+
+def _error_codes(doc: ViewDoc) -> Codes:
+    own = doc.errors
+    if doc.answer == "bulk":
+        own = codes(400, f"shop_api_missing_{doc.envelope}_data") + codes(
+            413, f"shop_api_{doc.envelope}_request_entity_too_large"
+        )
+    found = merge(() if doc.public else AUTHENTICATED, own, ANY)
+    return merge(found, WRITE) if doc.request else found
+
+
+def _responses(doc: ViewDoc, settings: Settings, head: bool) -> Schema:
+    responses: Schema = {}
+    for status in doc.statuses:
+        response: Schema = {"description": STATUS_TEXT[status]}
+        if doc.answer == "paged" or doc.answer == "list":
+            response["headers"] = {
+                name: {"$ref": f"#/components/headers/{name}"}
+                for name in components.page_headers(settings)
+            }
+        if doc.answer == "bulk":
+            listed = by_status(doc.errors)
+            response["x-element-error-codes"] = [c for found in listed.values() for c in found]
+        if not head:
+            response["content"] = {kind: {"schema": _answer(doc)} for kind in doc.content_types}
+        responses[str(status)] = response
+    for status, names in by_status(_error_codes(doc)).items():
+        shared = SHARED.get((status, tuple(names)))
+        if shared is not None and not head:
+            responses[str(status)] = {"$ref": f"#/components/responses/{shared}"}
+        else:
+            responses[str(status)] = error_response(status, names, head)
+    return responses
+
+
+def error_response(status: int, names: list[str], head: bool = False) -> Schema:
+    """An error answer: its codes listed, and the error body (but to HEAD)."""
+    response: Schema = {
+        "description": f"{STATUS_TEXT[status]}: " + ", ".join(f"`{n}`" for n in names),
+        "x-error-codes": names,
+    }
+    if status == 503:
+        response["headers"] = {
+            "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}
+        }
+    if not head:
+        response["content"] = {"application/json": {"schema": ERROR}}
+    return response
+
+
+def _tag(routed: RoutedView, doc: ViewDoc) -> str:
+    """The view's own tag, else its family: the first segment of its path."""
+    return doc.tag or routed.pattern.split("/")[1]
+
+
+def _tags(routed_views: list[RoutedView], docs: Mapping[str, ViewDoc]) -> list[str]:
+    """Every tag once: the index first, the families, the documentation last."""
+    found = dict.fromkeys(_tag(routed, docs[routed.name]) for routed in routed_views)
+    return sorted(found, key=lambda tag: (tag != "index", tag == "documentation"))
+
+
+def _summary(routed: RoutedView, method: str) -> str:
+    words = routed.name.replace("_", " ")
+    summary = words[0].upper() + words[1:]
+    return summary if method == routed.primary else f"{summary} ({method})"
+
+
+def _operation(routed: RoutedView, doc: ViewDoc, method: str, settings: Settings) -> Schema:
+    head = method == "HEAD"
+    operation: Schema = {
+        "operationId": routed.operation_id(method),
+        "summary": _summary(routed, method),
+        "tags": [_tag(routed, doc)],
+    }
+    if routed.description:
+        operation["description"] = routed.description
+    if doc.query:
+        operation["parameters"] = [
+            {
+                "name": param.name,
+                "in": "query",
+                "required": False,
+                "schema": param.schema,
+                **({"description": param.description} if param.description else {}),
+            }
+            for param in doc.query
+        ]
+    body = _request_body(doc)
+    if body is not None:
+        operation["requestBody"] = body
+    operation["responses"] = _responses(doc, settings, head)
+    if doc.public:
+        operation["security"] = []
+    return operation
+
+
+def _paths(
+    routed_views: list[RoutedView], docs: Mapping[str, ViewDoc], settings: Settings
+) -> Schema:
+    paths: dict[str, Any] = {}
+    for routed in routed_views:
+        if routed.name not in docs:
+            raise KeyError(f"the view {routed.name} has no entry in the OpenAPI table")
+        item = paths.setdefault(routed.path, {})
+        parameters = path_parameters(routed.pattern)
+        if parameters:
+            item["parameters"] = parameters
+        for method in routed.methods:
+            item[method.lower()] = _operation(routed, docs[routed.name], method, settings)
+    return paths
+
+
+DESCRIPTION = """\
+The shop administration API, compatible with the legacy v3 shop API (spec: shop-api.md).
+
+Writes are JSON objects under one envelope key (`{"product": {…}}`); answers wrap the record
+the same way. Every error is `{"errors": [{"code", "message"}]}` with the status of its code;
+a path or method that is not routed is 404 `shop_api_no_route` (there is no 405); a method
+outside HEAD/GET/POST/PUT/PATCH/DELETE is 400 `shop_api_unsupported_method`; `_jsonp` is 400
+`shop_api_jsonp_disabled`; `?_method=` and `X-HTTP-Method-Override` override the method.
+Booleans accept true/false, 1/0, "1"/"0", "true"/"false", "yes"/"no"; integers also digit
+strings. Lists carry the pagination headers; bulk routes take up to `shopsvc.bulk_limit`
+elements and report each failing element as `{"id", "error": {"code", "message"}}` in the
+200 answer."""
+
+
+def build_document(
+    routed_views: list[RoutedView], docs: Mapping[str, ViewDoc], settings: Settings
+) -> Schema:
+    """The whole document (``servers`` is the API root, relative to where it is served)."""
+    return {
+        "openapi": VERSION,
+        "info": {"title": "shopsvc", "version": "3.1.0", "description": DESCRIPTION},
+        "servers": [{"url": settings.api_root or "/"}],
+        "security": components.SECURITY,
+        "tags": [{"name": name} for name in _tags(routed_views, docs)],
+        "paths": _paths(routed_views, docs, settings),
+        "components": {
+            "schemas": {
+                "Errors": components.ERRORS,
+                "BulkError": components.BULK_ERROR,
+                "Message": components.MESSAGE,
+                "Count": components.COUNT,
+                "Store": components.STORE,
+                **RECORDS,
+                **request_schemas(),
+            },
+            "responses": {
+                name: error_response(status, list(names))
+                for (status, names), name in SHARED.items()
+            },
+            "headers": components.page_headers(settings),
+            "securitySchemes": components.security_schemes(),
+        },
+    }

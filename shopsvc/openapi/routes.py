@@ -1,0 +1,110 @@
+"""The routed views, read from the live configuration (the registry's introspector), and the
+parameters of their paths, read from the traversal resources."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pyramid.registry import Registry
+
+from shopsvc import resources
+from shopsvc.openapi.schema import Schema
+from shopsvc.resources import Item, Resource
+
+#: Methods in the order the index lists them.
+METHODS = ("HEAD", "GET", "POST", "PUT", "PATCH", "DELETE")
+#: The method a view's name stands for when it serves several; the others are aliases.
+PRIMARY = ("GET", "PUT", "POST", "DELETE", "PATCH", "HEAD")
+PARAMETER = re.compile(r"<([a-z_]+)>")
+
+
+@dataclass(frozen=True)
+class RoutedView:
+    context: type[Resource]
+    methods: tuple[str, ...]
+    view: Callable[..., Any]
+
+    @property
+    def name(self) -> str:
+        return self.view.__name__
+
+    @property
+    def pattern(self) -> str:
+        return self.context.pattern
+
+    @property
+    def path(self) -> str:
+        """The OpenAPI path: ``/webhooks/<id>`` → ``/webhooks/{id}``."""
+        return PARAMETER.sub(r"{\1}", self.pattern)
+
+    @property
+    def primary(self) -> str:
+        return next(method for method in PRIMARY if method in self.methods)
+
+    def operation_id(self, method: str) -> str:
+        return self.name if method == self.primary else f"{self.name}_{method.lower()}"
+
+    @property
+    def description(self) -> str:
+        return inspect.cleandoc(self.view.__doc__ or "")
+
+
+def routed_views(registry: Registry) -> list[RoutedView]:
+    """Every view registered for a traversal resource that has a route pattern."""
+    found = []
+    for entry in registry.introspector.get_category("views"):
+        view = entry["introspectable"]
+        context = view["context"]
+        if not (isinstance(context, type) and issubclass(context, Resource) and context.pattern):
+            continue
+        declared = view["request_methods"] or METHODS
+        if isinstance(declared, str):
+            declared = (declared,)
+        methods = tuple(method for method in METHODS if method in declared)
+        found.append(RoutedView(context, methods, view["callable"]))
+    return sorted(found, key=lambda routed: (routed.pattern != "/", routed.pattern))
+
+
+def _resource_classes(base: type[Resource] = Resource) -> Iterator[type[Resource]]:
+    for subclass in base.__subclasses__():
+        yield subclass
+        yield from _resource_classes(subclass)
+
+
+def _shape(pattern: str) -> str:
+    return PARAMETER.sub("<>", pattern.lower())
+
+
+def segment_schema(resource: type[Resource] | None) -> Schema:
+    """What a path segment of ``resource`` may be: an id (digits) for an item, a slug for a tax
+    class, any segment otherwise."""
+    if resource is not None and issubclass(resource, Item):
+        return {"type": "integer", "minimum": 0}
+    if resource is not None and issubclass(resource, resources.TaxClass):
+        return {"type": "string", "pattern": f"^{resources.SLUG.pattern}$"}
+    return {"type": "string"}
+
+
+def path_parameters(pattern: str) -> list[dict[str, Any]]:
+    """The parameters of a route pattern, each typed by the resource its segment addresses."""
+    by_shape = {_shape(cls.pattern): cls for cls in _resource_classes() if cls.pattern}
+    segments = pattern.split("/")
+    found = []
+    for index, segment in enumerate(segments):
+        match = PARAMETER.fullmatch(segment)
+        if match is None:
+            continue
+        resource = by_shape.get(_shape("/".join(segments[: index + 1])))
+        found.append(
+            {
+                "name": match.group(1),
+                "in": "path",
+                "required": True,
+                "schema": segment_schema(resource),
+            }
+        )
+    return found

@@ -1,0 +1,77 @@
+"""Health probes outside the API root, without authentication (the protocol tween authenticates
+only below the API root); their successful requests are logged at DEBUG (``protocol.QUIET_PATHS``).
+
+- ``GET /healthz``: the process is up and answering; touches no database.
+- ``GET /readyz``: the database answers and its schema is at the latest migration; otherwise
+  503 with the reason (the database error's detail goes to the log, not to the caller).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pyramid.config import Configurator
+from pyramid.registry import Registry
+from pyramid.request import Request
+from pyramid.response import Response
+from sqlalchemy import Engine, column, inspect, select, table
+
+from shopsvc.db import head_revision
+from shopsvc.rendering import render_json
+
+log = logging.getLogger(__name__)
+
+HEALTHZ = "/healthz"
+READYZ = "/readyz"
+#: Alembic's record of the schema's revision (read directly: alembic's ``MigrationContext`` logs
+#: two INFO lines each time, and a probe must stay quiet).
+VERSION_TABLE = "alembic_version"
+
+
+def schema_revisions(engine: Engine) -> set[str]:
+    """The revisions the database's schema is at (empty when it was never migrated)."""
+    with engine.connect() as conn:
+        if not inspect(conn).has_table(VERSION_TABLE):
+            return set()
+        versions = table(VERSION_TABLE, column("version_num"))
+        return set(conn.execute(select(versions.c.version_num)).scalars())
+
+
+def _answer(request: Request, status: int, body: dict[str, str]) -> Response:
+    response = render_json(request, body, status=status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _head(registry: Registry) -> str | None:
+    """The latest migration's revision (read from the migration scripts once)."""
+    if not hasattr(registry, "shop_head_revision"):
+        registry.shop_head_revision = head_revision()
+    head: str | None = registry.shop_head_revision
+    return head
+
+
+def healthz(request: Request) -> Response:
+    return _answer(request, 200, {"status": "ok"})
+
+
+def readyz(request: Request) -> Response:
+    try:
+        current = schema_revisions(request.registry.engine)
+    except Exception as exc:  # any failure to reach the database means "not ready"
+        log.warning("readiness: the database is unreachable: %s", exc)
+        reason = f"database unreachable ({type(exc).__name__})"
+        return _answer(request, 503, {"status": "unavailable", "reason": reason})
+    head = _head(request.registry)
+    if current != {head}:
+        at = ", ".join(sorted(current)) or "none"
+        reason = f"schema at revision {at}, latest is {head}: run migrate"
+        return _answer(request, 503, {"status": "unavailable", "reason": reason})
+    return _answer(request, 200, {"status": "ok"})
+
+
+def includeme(config: Configurator) -> None:
+    config.add_route("shop_healthz", HEALTHZ)
+    config.add_route("shop_readyz", READYZ)
+    config.add_view(healthz, route_name="shop_healthz", request_method=("GET", "HEAD"))
+    config.add_view(readyz, route_name="shop_readyz", request_method=("GET", "HEAD"))
