@@ -198,15 +198,6 @@ def _store(
         raise _LostClaim
     if outcome.state == "delivered":
         sql.reset_failures(conn, row["webhook_id"])
-    if disabling:
-        cancelled = sql.disable(conn, row["webhook_id"], now)
-        log.warning(
-            "webhook %s disabled after %s consecutive failed attempts (%s pending deliveries "
-            "cancelled)",
-            row["webhook_id"],
-            failures,
-            cancelled,
-        )
     sql.log_attempt(
         conn,
         {
@@ -221,4 +212,13 @@ def _store(
             "at": now,
         },
     )
+    if disabling:
+        cancelled = sql.disable(conn, row["webhook_id"], now)
+        log.warning(
+            "webhook %s disabled after %s consecutive failed attempts (%s pending deliveries "
+            "cancelled)",
+            row["webhook_id"],
+            failures,
+            cancelled,
+        )
     return outcome

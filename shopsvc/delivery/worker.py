@@ -184,9 +184,10 @@ class Deliverer:
         for webhook_id in self._inflight.values():
             busy[webhook_id] = busy.get(webhook_id, 0) + 1
         try:
-            with self.engine.connect() as conn, conn.begin():
-                if not sql.has_due(conn, now, pass_start):
-                    return 0
+            if self.engine.dialect.name == "sqlite":  # spare SQLite's write lock when idle
+                with self.engine.connect() as conn, conn.begin():
+                    if not sql.has_due(conn, now, pass_start):
+                        return 0
             with write_transaction(self.engine) as conn:
                 claimed = sql.claim(
                     conn,

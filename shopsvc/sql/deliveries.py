@@ -244,15 +244,40 @@ def disable(conn: Connection, webhook_id: int, now: dt.datetime) -> int:
         .where(webhooks.c.id == webhook_id)
         .values(status="disabled", updated_at=now.replace(microsecond=0))
     )
-    return cancel_pending(conn, webhook_id, now)
+    return cancel_pending(conn, webhook_id, now, "cancelled: the webhook was disabled")
 
 
-def cancel_pending(conn: Connection, webhook_id: int, now: dt.datetime) -> int:
-    return conn.execute(
+def cancel_pending(conn: Connection, webhook_id: int, now: dt.datetime, reason: str) -> int:
+    """Cancel the webhook's pending deliveries (claimed ones included: their senders' results
+    are no longer stored), each logged with ``reason``; how many. Three statements."""
+    pending = conn.execute(
+        select(_d.c.id, _d.c.delivery_id, _d.c.topic, _d.c.resource_id, _d.c.attempts).where(
+            _d.c.webhook_id == webhook_id, _d.c.state == PENDING
+        )
+    ).all()
+    if not pending:
+        return 0
+    conn.execute(
         update(_d)
-        .where(_d.c.webhook_id == webhook_id, _d.c.state == PENDING)
+        .where(_d.c.id.in_([row.id for row in pending]), _d.c.state == PENDING)
         .values(state="cancelled", claim_token=None, claimed_until=None, updated_at=now)
-    ).rowcount
+    )
+    log = [
+        {
+            "delivery_id": row.delivery_id,
+            "webhook_id": webhook_id,
+            "topic": row.topic,
+            "resource_id": row.resource_id,
+            "attempt": row.attempts,
+            "status": None,
+            "error": reason,
+            "duration_ms": 0,
+            "at": now,
+        }
+        for row in pending
+    ]
+    conn.execute(insert(webhook_attempts), log)
+    return len(pending)
 
 
 # --- operators

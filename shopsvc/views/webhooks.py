@@ -20,6 +20,7 @@ from shopsvc.families import WEBHOOKS
 from shopsvc.listing import COMMON_ORDERBY, parse_list_params
 from shopsvc.records.webhooks import webhook_record, webhook_record_by_id
 from shopsvc.resources import Webhook, WebhookDeliveries, WebhookDelivery, Webhooks, WebhooksCount
+from shopsvc.sql import deliveries as deliveries_sql
 from shopsvc.sql import webhooks as webhooks_sql
 from shopsvc.sql.tables import utc_now
 from shopsvc.validation import webhooks as validation
@@ -102,9 +103,13 @@ def edit_webhook(context: Webhook, request: Request) -> Response:
     values: dict[str, Any] = {k: v for k, v in clean.items() if k != "topic"}
     if "topic" in clean:
         values["topic"] = clean["topic"].name
+    now = utc_now()
     if values.get("status") == "active":
         values["failure_count"] = 0
-    webhooks_sql.update(request.db, context.id, values, utc_now())
+    elif values.get("status") in ("paused", "disabled"):  # nothing queued for it goes out
+        reason = f"cancelled: the webhook was {values['status']}"
+        deliveries_sql.cancel_pending(request.db, context.id, now, reason)
+    webhooks_sql.update(request.db, context.id, values, now)
     record = webhook_record_by_id(request.record_context, context.id)
     return rendering.single(request, "webhook", record)
 

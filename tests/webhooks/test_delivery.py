@@ -383,12 +383,23 @@ def test_failures_retry_on_schedule_then_disable_the_webhook(
             "disabled"
         )
 
-        logged = shop.attempts()
+        *logged, cancel = shop.attempts()
         assert [log_entry(r) for r in logged] == [
             (one["delivery_id"], webhook_id, "order.created", first, n, status, error)
             for n in range(1, 6)
         ]
         assert [r["at"] for r in logged] == times
+        # the other delivery, cancelled with the webhook, is logged after the 5th attempt
+        assert log_entry(cancel) == (
+            other["delivery_id"],
+            webhook_id,
+            "order.created",
+            other["resource_id"],
+            0,
+            None,
+            "cancelled: the webhook was disabled",
+        )
+        assert cancel["at"] == times[-1]
         if failure == "timeout":
             assert all(250 <= r["duration_ms"] < 2000 for r in logged)
 
@@ -740,10 +751,43 @@ def test_a_receiver_down_then_back_gets_everything_in_order_per_resource(
 def test_a_webhook_no_longer_active_cancels_its_deliveries(
     make_shop: Callable[..., Shop], receiver: Receiver, status: str
 ) -> None:
+    """The edit cancels what is pending for the webhook, logged, in its own transaction (a
+    paused webhook's backlog never stands in the queue before the others')."""
     shop = make_shop()
     webhook_id = shop.webhook(receiver.url)
     order_id = shop.order()
     shop.set_status(webhook_id, status)
+    [row] = shop.deliveries()
+    assert (row["state"], row["attempts"], row["claim_token"]) == ("cancelled", 0, None)
+    [logged] = shop.attempts()
+    assert log_entry(logged) == (
+        row["delivery_id"],
+        webhook_id,
+        "order.created",
+        order_id,
+        0,
+        None,
+        f"cancelled: the webhook was {status}",
+    )
+    assert shop.deliver() == NOTHING
+    shop.order()  # an inactive webhook queues nothing
+    assert len(shop.deliveries()) == 1
+    # active again: what was cancelled stays cancelled
+    shop.set_status(webhook_id, "active")
+    assert shop.deliver() == NOTHING
+    assert receiver.connections == 0
+
+
+@pytest.mark.parametrize("status", ["paused", "disabled"])
+def test_a_delivery_whose_webhook_is_no_longer_active_at_send_time_is_cancelled(
+    make_shop: Callable[..., Shop], receiver: Receiver, status: str
+) -> None:
+    """A status changed behind the API's back (or between a claim and its send)."""
+    shop = make_shop()
+    webhook_id = shop.webhook(receiver.url)
+    order_id = shop.order()
+    with shop.engine.begin() as conn:
+        conn.execute(sa.update(webhooks).where(webhooks.c.id == webhook_id).values(status=status))
     assert shop.deliver() == counts(cancelled=1)
     [row] = shop.deliveries()
     assert (row["state"], row["attempts"], row["claim_token"]) == ("cancelled", 0, None)
@@ -757,11 +801,6 @@ def test_a_webhook_no_longer_active_cancels_its_deliveries(
         None,
         f"webhook is {status}; not sent",
     )
-    shop.order()  # an inactive webhook queues nothing
-    assert len(shop.deliveries()) == 1
-    # active again: what was cancelled stays cancelled
-    shop.set_status(webhook_id, "active")
-    assert shop.deliver() == NOTHING
     assert receiver.connections == 0
 
 
