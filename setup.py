@@ -12,6 +12,7 @@ requires = [
     "plaster_pastedeploy>=1.0,<2",
     "Babel>=2.14,<3",
     "nh3>=0.2,<1",
+    "orjson>=3.10,<4",
     "swagger-ui-py>=25.7,<26",  # the static files of the /docs page (Swagger UI 5)
     "brotli>=1.1,<2",
     "tqdm>=4.66,<5",  # the progress bars of `shopsvc CONFIG seed`

@@ -8,10 +8,8 @@ One place decides each format (design.md): timestamps are ``YYYY-MM-DDTHH:MM:SSZ
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 from collections.abc import Iterable, Mapping
-from decimal import Decimal
 from typing import Any
 from urllib.parse import urlencode
 
@@ -21,23 +19,12 @@ from pyramid.response import Response
 
 # The formats themselves are pure and live in domain/ (records use them without Pyramid); the
 # views find them here too.
+from shopsvc.domain import json_body
 from shopsvc.domain.money import format_decimal as format_decimal
 from shopsvc.domain.timestamps import format_timestamp as format_timestamp
 from shopsvc.errors import ApiError
 
 CONTENT_TYPE = "application/json; charset=UTF-8"
-
-
-def _json_default(value: object) -> object:
-    if isinstance(value, Decimal):
-        return str(value)
-    if isinstance(value, dt.datetime):
-        return format_timestamp(value)
-    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
-
-
-def dumps(body: object) -> str:
-    return json.dumps(body, default=_json_default, ensure_ascii=False, separators=(",", ":"))
 
 
 def error_response(request: Request, error: ApiError) -> Response:
@@ -49,7 +36,7 @@ def error_response(request: Request, error: ApiError) -> Response:
 
 
 def render_json(request: Request, body: object, status: int = 200) -> Response:
-    response = Response(body=dumps(body).encode("utf-8"), status=status)
+    response = Response(body=json_body.encode(body), status=status)
     response.headers["Content-Type"] = CONTENT_TYPE
     return response
 

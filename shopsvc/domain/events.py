@@ -13,11 +13,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+from shopsvc.domain import json_body
 
 #: Resources whose records are delivered (coupons are not served).
 RESOURCES = ("order", "product", "customer")
@@ -154,7 +155,7 @@ def needs_record(topic: str) -> bool:
 
 
 def encode_body(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return json_body.encode(body)
 
 
 def signature(body: bytes, secret: str) -> str:
