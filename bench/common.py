@@ -1,12 +1,19 @@
-"""What the benchmarks share: a scratch database and an administrator's key."""
+"""What the benchmarks share: a scratch database, an administrator's key, and requests sent
+straight to the WSGI application (no test client in between)."""
 
 from __future__ import annotations
 
+import base64
+import io
+import os
 import pathlib
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
 
 import sqlalchemy as sa
 
@@ -35,3 +42,71 @@ def admin_key(engine: sa.Engine, permissions: str = "read_write") -> tuple[str, 
         engine, "bench", "administrator", permissions
     )
     return consumer_key, consumer_secret
+
+
+def load_average() -> str:
+    """The machine's 1, 5 and 15 minute load averages and its CPU count (benchmarks share it)."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def basic_auth(key: str, secret: str) -> str:
+    """The ``Authorization`` header value of HTTP Basic with ``key`` and ``secret``."""
+    return "Basic " + base64.b64encode(f"{key}:{secret}".encode()).decode("ascii")
+
+
+@dataclass
+class WsgiResponse:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+def wsgi_request(
+    app: Callable[..., Iterable[bytes]],
+    method: str,
+    path: str,
+    params: Mapping[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
+    body: bytes = b"",
+) -> WsgiResponse:
+    """One request through ``app`` as waitress would hand it over (plain HTTP on 127.0.0.1),
+    without a test client's checks and response parsing: the service's own cost only."""
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": method,
+        "SCRIPT_NAME": "",
+        "PATH_INFO": path,
+        "QUERY_STRING": urlencode(params or {}),
+        "SERVER_NAME": "127.0.0.1",
+        "SERVER_PORT": "80",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1",
+        "REMOTE_HOST": "127.0.0.1",
+        "HTTP_HOST": "127.0.0.1",
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": io.BytesIO(body),
+        "wsgi.input_terminated": True,
+        "wsgi.errors": sys.stderr,
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": False,
+        "wsgi.run_once": False,
+    }
+    if body:
+        environ["CONTENT_LENGTH"] = str(len(body))
+        environ["CONTENT_TYPE"] = "application/json"
+    for name, value in (headers or {}).items():
+        environ["HTTP_" + name.upper().replace("-", "_")] = value
+    started: list[Any] = []
+
+    def start_response(status: str, response_headers: list[tuple[str, str]], *_: Any) -> None:
+        started[:] = [int(status.split(" ", 1)[0]), response_headers]
+
+    result = app(environ, start_response)
+    try:
+        content = b"".join(result)
+    finally:
+        close = getattr(result, "close", None)
+        if close is not None:
+            close()
+    return WsgiResponse(started[0], started[1], content)

@@ -1,5 +1,6 @@
-"""Benchmark of the order list and of an order create: ``GET /orders?filter[limit]=10|100|1000``
-and ``POST /orders`` (five line items and a shipping line) through WebTest.
+"""Benchmark of the order list against its floor, of an order create, and of the memory the
+worst page takes: ``GET /orders?filter[limit]=10|100|1000`` and ``POST /orders`` (five line items
+and a shipping line).
 
 Seeds a small catalogue (40 simple products, 10 variable ones with 3 variations each, in the
 standard and a reduced tax class), three tax rates (FR 10 % standard and shipping, FR 5 %
@@ -8,9 +9,19 @@ line items, one shipping line, sometimes a taxable fee and a coupon, spread over
 statuses, with what the order writers store: line, shipping and fee taxes (``taxes`` JSON),
 one tax item per rate, the order totals (computed by ``shopsvc.domain.totals``, as a
 recalculation does), variation meta on the lines and a status-change note. Everything is
-inserted with multi-row inserts in one transaction. Then each page size is timed (median of
-``--repeat`` requests after a warm-up) with its SQL statement count and response size, and so
-is a create. The statement count of a page must not grow with the page size.
+inserted with multi-row inserts in one transaction.
+
+Then, for each page size, the request is timed through the WSGI application (median of
+``--repeat``) side by side with its floor (see ``bench/floor.py``: the request's own statements
+replayed on a raw DBAPI connection and fetched, plus ``orjson.dumps`` of its body), and the ratio
+is printed next to goal 1's target (issue 10: within 2x on PostgreSQL, 3x on SQLite), with the
+statements the request ran and the response size; a create is timed and its statements counted.
+The statement count of a page must not grow with the page size.
+
+Last, goal 4: a fresh Python process (this script with ``--memory-child``) builds the app on
+the seeded database, serves a 10-order page, then the worst page (``filter[limit]=1000``:
+1000 orders with all their children) three times; its peak resident size
+(``getrusage(RUSAGE_SELF).ru_maxrss``) is printed against the 300 MB target.
 
     python bench/orders.py                      # SQLite in a temporary file
     python bench/orders.py --database-url postgresql://postgres@127.0.0.1:5432/postgres
@@ -26,23 +37,31 @@ import datetime as dt
 import json
 import pathlib
 import random
+import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 import sqlalchemy as sa
-from webtest import TestApp
 
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
-from bench.common import admin_key, scratch_database  # noqa: E402
+from bench.common import (  # noqa: E402
+    WsgiResponse,
+    admin_key,
+    basic_auth,
+    load_average,
+    scratch_database,
+    wsgi_request,
+)
+from bench.floor import capture, compare, print_comparisons, raw_connection  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
 from shopsvc.domain import orders as rules  # noqa: E402
@@ -57,6 +76,7 @@ from shopsvc.domain.totals import (  # noqa: E402
 from shopsvc.sql.tables import (  # noqa: E402
     BILLING_FIELDS,
     SHIPPING_FIELDS,
+    attributes,
     customer_profiles,
     order_item_meta,
     order_items,
@@ -174,9 +194,12 @@ def seed_taxes(conn: sa.Connection) -> list[TaxRate]:
 
 def seed_catalog(conn: sa.Connection) -> list[Sellable]:
     factory = CatalogFactory(conn)
-    color = factory.attribute("Color")
-    for slug in ("red", "green", "blue"):
-        factory.attribute_term(color, slug.title(), slug)
+    # bench/throughput.py seeds bench/products.py's catalogue first: its Color has these terms.
+    color = conn.execute(sa.select(attributes.c.id).where(attributes.c.slug == "color")).scalar()
+    if color is None:
+        color = factory.attribute("Color")
+        for slug in ("red", "green", "blue"):
+            factory.attribute_term(color, slug.title(), slug)
     sellables = []
     for n in range(40):
         tax_class = REDUCED if n % 5 == 0 else ""
@@ -499,39 +522,6 @@ def seed(engine: sa.Engine, count: int, progress: Callable[[str], None]) -> dict
 # --- measuring
 
 
-@contextmanager
-def counting(engine: sa.Engine) -> Iterator[list[str]]:
-    statements: list[str] = []
-
-    def listener(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        statements.append(statement)
-
-    sa.event.listen(engine, "before_cursor_execute", listener)
-    try:
-        yield statements
-    finally:
-        sa.event.remove(engine, "before_cursor_execute", listener)
-
-
-def measure_list(api: TestApp, engine: sa.Engine, limit: int, repeat: int) -> dict[str, Any]:
-    timings = []
-    for attempt in range(repeat + 1):
-        with counting(engine) as statements:
-            started = time.perf_counter()
-            response = api.get(API, params={"filter[limit]": str(limit)})
-            elapsed = time.perf_counter() - started
-        if attempt:  # the first request warms caches up
-            timings.append(elapsed)
-    return {
-        "label": f"GET filter[limit]={limit}",
-        "records": len(response.json["orders"]),
-        "median_ms": statistics.median(timings) * 1000,
-        "min_ms": min(timings) * 1000,
-        "statements": len(statements),
-        "bytes": len(response.body),
-    }
-
-
 def create_body(sellables: list[dict[str, Any]]) -> dict[str, Any]:
     """Five line items (three simple products, two variations picked by attributes), a shipping
     line, both addresses, paid (so the create also reduces stock and records sales)."""
@@ -554,7 +544,11 @@ def create_body(sellables: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def measure_create(api: TestApp, engine: sa.Engine, repeat: int) -> dict[str, Any]:
+def measure_create(
+    app: Callable[..., Any], engine: sa.Engine, headers: dict[str, str], repeat: int
+) -> dict[str, Any]:
+    """``POST /orders`` with five lines: median of ``repeat`` after a warm-up, then one more
+    create whose statements are counted."""
     with engine.connect() as conn:
         simple = conn.execute(
             sa.text("SELECT id FROM products WHERE type = 'simple' ORDER BY id LIMIT 3")
@@ -567,25 +561,124 @@ def measure_create(api: TestApp, engine: sa.Engine, repeat: int) -> dict[str, An
             {"product_id": i, "quantity": 1, "variations": {"attribute_pa_color": "Blue"}}
             for i in variable
         ]
-    body = create_body(lines)
+    body = json.dumps(create_body(lines)).encode()
+
+    def create() -> WsgiResponse:
+        response = wsgi_request(app, "POST", API, None, headers, body)
+        if response.status != 201:
+            raise SystemExit(f"POST {API}: HTTP {response.status}: {response.body[:500]!r}")
+        return response
+
     timings = []
     for attempt in range(repeat + 1):
-        with counting(engine) as statements:
-            started = time.perf_counter()
-            response = api.post_json(API, body, status=201)
-            elapsed = time.perf_counter() - started
-        if attempt:
+        started = time.perf_counter()
+        create()
+        elapsed = time.perf_counter() - started
+        if attempt:  # the first request warms caches up
             timings.append(elapsed)
-    order = response.json["order"]
+    with capture(engine) as trace:
+        response = create()
+    order = json.loads(response.body)["order"]
     assert len(order["line_items"]) == 5 and order["tax_lines"], order
     return {
-        "label": "POST 5 lines",
-        "records": 1,
         "median_ms": statistics.median(timings) * 1000,
         "min_ms": min(timings) * 1000,
-        "statements": len(statements),
+        "trace": trace,
         "bytes": len(response.body),
     }
+
+
+#: Goal 4 (issue 10): the process stays under this resident size serving the worst page.
+MEMORY_TARGET_MB = 300
+
+
+def _rss_kb() -> int:
+    """The process's resident set size now (Linux: ``/proc/self/status``), in KiB."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def memory_child() -> None:
+    """In a fresh interpreter (``--memory-child``, settings on standard input): build the app,
+    warm it up with a 10-order page, then request the worst page ``requests`` times; print the
+    resident sizes (KiB) as one JSON line."""
+    config = json.loads(sys.stdin.read())
+    app = app_main({"__file__": "bench.ini"}, **config["settings"])
+    headers = config["headers"]
+    warm = wsgi_request(app, "GET", API, {"filter[limit]": "10"}, headers)
+    assert warm.status == 200, warm.body[:500]
+    del warm
+    before = _rss_kb()
+    peaks, size = [], 0
+    for _ in range(config["requests"]):
+        response = wsgi_request(app, "GET", API, {"filter[limit]": str(config["limit"])}, headers)
+        assert response.status == 200, response.body[:500]
+        size = len(response.body)
+        del response
+        peaks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)  # KiB on Linux
+    after = _rss_kb()
+    # Decoded only now: the check of the page must not weigh on the peaks above.
+    check = wsgi_request(app, "GET", API, {"filter[limit]": str(config["limit"])}, headers)
+    orders_on_page = json.loads(check.body)["orders"]
+    children = sum(
+        len(order[name])
+        for order in orders_on_page
+        for name in ("line_items", "shipping_lines", "fee_lines", "coupon_lines", "tax_lines")
+    )
+    app.registry.engine.dispose()
+    print(
+        json.dumps(
+            {
+                "before_kb": before,
+                "peaks_kb": peaks,
+                "after_kb": after,
+                "bytes": size,
+                "records": len(orders_on_page),
+                "children": children,
+            }
+        )
+    )
+
+
+def measure_memory(
+    settings: dict[str, str], headers: dict[str, str], limit: int, requests: int
+) -> dict[str, Any]:
+    """Run :func:`memory_child` in a fresh process on the seeded database."""
+    config = {"settings": settings, "headers": headers, "limit": limit, "requests": requests}
+    child = subprocess.run(
+        [sys.executable, str(pathlib.Path(__file__).resolve()), "--memory-child"],
+        input=json.dumps(config),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if child.returncode:
+        raise SystemExit(f"memory measure failed:\n{child.stderr[-3000:]}")
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def print_memory(result: dict[str, Any], limit: int) -> None:
+    def mb(kib: int) -> float:
+        return kib * 1024 / 1e6
+
+    peaks = result["peaks_kb"]
+    peak = mb(max(peaks))
+    holds = "holds" if peak < MEMORY_TARGET_MB else "does NOT hold"
+    print(
+        f"memory, a fresh process serving GET filter[limit]={limit} "
+        f"({result['records']} orders with {result['children']} child lines, "
+        f"{result['bytes']} bytes) {len(peaks)} times through the WSGI app:"
+    )
+    print(
+        f"  RSS before the page {mb(result['before_kb']):.1f} MB; peak RSS (ru_maxrss) "
+        f"{mb(peaks[0]):.1f} MB after the first, {peak:.1f} MB after {len(peaks)}; "
+        f"RSS after {mb(result['after_kb']):.1f} MB"
+    )
+    print(f"  peak {peak:.1f} MB — target < {MEMORY_TARGET_MB} MB (10^6 bytes): {holds}")
 
 
 def progress(text: str) -> None:
@@ -596,9 +689,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", default=None, help="default: a temporary SQLite file")
     parser.add_argument("--orders", type=int, default=10_000, help="orders to seed")
-    parser.add_argument("--repeat", type=int, default=5, help="timed requests per measure")
+    parser.add_argument(
+        "--repeat", type=int, default=7, help="timed requests (and floors) per measure"
+    )
     parser.add_argument("--limits", default="10,100,1000", help="page sizes, comma separated")
+    parser.add_argument(
+        "--memory-limit", type=int, default=1000, help="page size of the memory measure"
+    )
+    parser.add_argument(
+        "--memory-requests", type=int, default=3, help="worst pages served in the memory measure"
+    )
+    parser.add_argument("--memory-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.memory_child:
+        memory_child()
+        return 0
     limits = [int(part) for part in args.limits.split(",") if part.strip()]
     with scratch_database(args.database_url) as url, tempfile.TemporaryDirectory() as media:
         engine = make_engine(url)
@@ -612,30 +717,47 @@ def main(argv: list[str] | None = None) -> int:
             "sqlalchemy.url": url,
             "shopsvc.media_dir": media,
             "shopsvc.auth.allow_basic_over_http": "true",
-            "shopsvc.max_page_size": str(max(limits)),
+            "shopsvc.max_page_size": str(max([*limits, args.memory_limit])),
             "shopsvc.currency": "EUR",
         }
-        api = TestApp(app_main({"__file__": "bench.ini"}, **settings))
-        api.authorization = ("Basic", (key, secret))
-        app_engine = api.app.registry.engine
-        dialect = app_engine.dialect.name
+        headers = {"Authorization": basic_auth(key, secret)}
+        app = app_main({"__file__": "bench.ini"}, **settings)
+        app_engine = app.registry.engine
         print(
-            f"{dialect}: {counts['orders']} orders, {counts['items']} order items, "
-            f"{counts['meta']} item meta seeded in {seeded:.1f} s; "
-            f"median of {args.repeat} timed requests after a warm-up"
+            f"{app_engine.dialect.name}: {counts['orders']} orders, {counts['items']} order "
+            f"items, {counts['meta']} item meta seeded in {seeded:.1f} s; median of "
+            f"{args.repeat} timed requests and floors per page size at least (more within 2 s), "
+            f"alternating, after a warm-up; {load_average()}"
         )
+        with raw_connection(url) as floor_connection:
+            results = [
+                compare(
+                    app,
+                    app_engine,
+                    floor_connection,
+                    f"GET filter[limit]={limit}",
+                    API,
+                    {"filter[limit]": str(limit)},
+                    headers,
+                    args.repeat,
+                    lambda document: len(document["orders"]),
+                )
+                for limit in limits
+            ]
+        print_comparisons(results)
+        created = measure_create(app, app_engine, headers, args.repeat)
+        trace = created["trace"]
         print(
-            f"{'request':<24} {'records':>8} {'median ms':>10} {'min ms':>9} "
-            f"{'statements':>11} {'bytes':>10}"
+            f"POST 5 lines: median {created['median_ms']:.1f} ms, min {created['min_ms']:.1f} "
+            f"ms, {trace.statements} statements ({trace.control} transaction control), "
+            f"{created['bytes']} bytes"
         )
-        results = [measure_list(api, app_engine, limit, args.repeat) for limit in limits]
-        results.append(measure_create(api, app_engine, args.repeat))
-        for result in results:
-            print(
-                f"{result['label']:<24} {result['records']:>8} {result['median_ms']:>10.1f} "
-                f"{result['min_ms']:>9.1f} {result['statements']:>11} {result['bytes']:>10}"
-            )
         app_engine.dispose()
+        print_memory(
+            measure_memory(settings, headers, args.memory_limit, args.memory_requests),
+            args.memory_limit,
+        )
+        print(f"after the runs: {load_average()}")
     return 0
 
 

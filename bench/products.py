@@ -1,9 +1,13 @@
-"""Benchmark of the product list: ``GET /products?filter[limit]=10|100|1000`` through WebTest.
+"""Benchmark of the product list against its floor: ``GET /products?filter[limit]=10|100|1000``.
 
 Seeds N variable products (featured image and gallery, two categories, a tag, a shipping class, a
 global and a custom attribute, a download, two reviews, and two variations each with an image,
-attribute values and a download) into a scratch database, then times each page size and counts
-the SQL statements it runs. The statement count must not grow with the page size.
+attribute values and a download) into a scratch database. Then, for each page size, the request
+is timed through the WSGI application (median of ``--repeat``) side by side with its floor (see
+``bench/floor.py``: the request's own statements replayed on a raw DBAPI connection and fetched,
+plus ``orjson.dumps`` of its body), and the ratio is printed next to goal 1's target (issue 10:
+within 2x on PostgreSQL, 3x on SQLite), with the statements the request ran. The statement count
+must not grow with the page size.
 
     python bench/products.py                      # SQLite in a temporary file
     python bench/products.py --database-url postgresql://postgres@127.0.0.1:5432/postgres
@@ -16,19 +20,17 @@ from __future__ import annotations
 
 import argparse
 import pathlib
-import statistics
 import sys
 import tempfile
 import time
-from typing import Any
 
 import sqlalchemy as sa
-from webtest import TestApp
 
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
-from bench.common import admin_key, scratch_database  # noqa: E402
+from bench.common import admin_key, basic_auth, load_average, scratch_database  # noqa: E402
+from bench.floor import compare, print_comparisons, raw_connection  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
 from tests.catalog_factory import CatalogFactory  # noqa: E402
@@ -89,39 +91,13 @@ def seed(engine: sa.Engine, count: int) -> None:
             factory.review(product, 5)
 
 
-def measure(api: TestApp, engine: sa.Engine, limit: int, repeat: int) -> dict[str, Any]:
-    statements: list[str] = []
-
-    def listener(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        statements.append(statement)
-
-    timings = []
-    returned = 0
-    for attempt in range(repeat + 1):
-        statements.clear()
-        sa.event.listen(engine, "before_cursor_execute", listener)
-        started = time.perf_counter()
-        response = api.get(API, params={"filter[limit]": str(limit)})
-        elapsed = time.perf_counter() - started
-        sa.event.remove(engine, "before_cursor_execute", listener)
-        returned = len(response.json["products"])
-        if attempt:  # the first request warms caches up
-            timings.append(elapsed)
-    return {
-        "limit": limit,
-        "returned": returned,
-        "median_ms": statistics.median(timings) * 1000,
-        "min_ms": min(timings) * 1000,
-        "statements": len(statements),
-        "bytes": len(response.body),
-    }
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", default=None, help="default: a temporary SQLite file")
     parser.add_argument("--products", type=int, default=1000, help="variable products to seed")
-    parser.add_argument("--repeat", type=int, default=5, help="timed requests per page size")
+    parser.add_argument(
+        "--repeat", type=int, default=7, help="timed requests (and floors) per page size"
+    )
     parser.add_argument("--limits", default="10,100,1000", help="page sizes, comma separated")
     args = parser.parse_args(argv)
     limits = [int(part) for part in args.limits.split(",") if part.strip()]
@@ -139,24 +115,32 @@ def main(argv: list[str] | None = None) -> int:
             "shopsvc.auth.allow_basic_over_http": "true",
             "shopsvc.max_page_size": str(max(limits)),
         }
-        api = TestApp(app_main({"__file__": "bench.ini"}, **settings))
-        api.authorization = ("Basic", (key, secret))
-        app_engine = api.app.registry.engine
-        dialect = app_engine.dialect.name
+        app = app_main({"__file__": "bench.ini"}, **settings)
+        app_engine = app.registry.engine
+        headers = {"Authorization": basic_auth(key, secret)}
         print(
-            f"{dialect}: {args.products} variable products, {2 * args.products} variations "
-            f"seeded in {seeded:.1f} s; {args.repeat} timed requests per page size"
+            f"{app_engine.dialect.name}: {args.products} variable products, "
+            f"{2 * args.products} variations seeded in {seeded:.1f} s; median of {args.repeat} "
+            "timed requests and floors per page size at least (more within 2 s), alternating, "
+            f"after a warm-up; {load_average()}"
         )
-        print(
-            f"{'filter[limit]':>13} {'records':>8} {'median ms':>10} {'min ms':>9} "
-            f"{'statements':>11} {'bytes':>10}"
-        )
-        for limit in limits:
-            result = measure(api, app_engine, limit, args.repeat)
-            print(
-                f"{result['limit']:>13} {result['returned']:>8} {result['median_ms']:>10.1f} "
-                f"{result['min_ms']:>9.1f} {result['statements']:>11} {result['bytes']:>10}"
-            )
+        with raw_connection(url) as floor_connection:
+            results = [
+                compare(
+                    app,
+                    app_engine,
+                    floor_connection,
+                    f"GET filter[limit]={limit}",
+                    API,
+                    {"filter[limit]": str(limit)},
+                    headers,
+                    args.repeat,
+                    lambda document: len(document["products"]),
+                )
+                for limit in limits
+            ]
+        print_comparisons(results)
+        print(f"after the runs: {load_average()}")
         app_engine.dispose()
     return 0
 

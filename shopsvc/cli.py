@@ -348,6 +348,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = commands.add_parser("redeliver", help="queue a webhook delivery again")
     sub.add_argument("delivery_id", help="the delivery_id of `deliveries`")
     sub.set_defaults(run=cmd_redeliver)
+
+    from shopsvc import dba  # the DBA's `sql` and `explain` (dba imports this module)
+
+    dba.add_commands(commands)
     return parser
 
 
@@ -396,7 +400,9 @@ def _open_database(settings: Settings) -> Engine:
     if not url:
         raise SetupError("no database: set sqlalchemy.url in the ini or SHOPSVC_DATABASE_URL")
     try:
-        engine = make_engine(url, lock_timeout=settings.db_lock_timeout)
+        engine = make_engine(
+            url, lock_timeout=settings.db_lock_timeout, slow_sql_ms=settings.slow_sql_ms
+        )
     except (ArgumentError, ImportError) as exc:
         raise SetupError(
             f"cannot use the database URL {_shown_url(url)}: {_one_line(exc)}"

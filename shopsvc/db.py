@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import pathlib
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -17,15 +18,28 @@ from pyramid.request import Request
 from sqlalchemy import Connection, Engine, create_engine, event
 
 log = logging.getLogger(__name__)
+slow_log = logging.getLogger("shopsvc.sql.slow")
 MIGRATIONS = str(pathlib.Path(__file__).parent / "migrations")
+#: How much of a slow statement's SQL its log line shows.
+SLOW_SQL_CHARS = 500
 
 
-def make_engine(url: str, lock_timeout: float = 5.0, **kwargs: Any) -> Engine:
+def make_engine(
+    url: str, lock_timeout: float = 5.0, slow_sql_ms: float = 0.0, **kwargs: Any
+) -> Engine:
     """An engine for ``url``; SQLite gets foreign keys, WAL and a busy timeout.
 
     ``lock_timeout`` (seconds, ``shopsvc.db_lock_timeout``) bounds every wait for a lock: SQLite's
     busy timeout, PostgreSQL's ``lock_timeout``. A wait that runs out raises an error that
-    ``shopsvc.errors.is_busy`` recognises (the API answers 503 ``shop_api_busy``)."""
+    ``shopsvc.errors.is_busy`` recognises (the API answers 503 ``shop_api_busy``).
+    ``slow_sql_ms`` (``shopsvc.slow_sql_ms``; 0: off) logs the slower statements
+    (:func:`log_slow_statements`)."""
+    engine = _make_engine(url, lock_timeout, **kwargs)
+    log_slow_statements(engine, slow_sql_ms)
+    return engine
+
+
+def _make_engine(url: str, lock_timeout: float, **kwargs: Any) -> Engine:
     if url.startswith("sqlite"):
         engine = create_engine(
             url,
@@ -50,6 +64,94 @@ def make_engine(url: str, lock_timeout: float = 5.0, **kwargs: Any) -> Engine:
         return engine
     options = f"-c lock_timeout={max(1, round(lock_timeout * 1000))}"
     return create_engine(url, pool_pre_ping=True, connect_args={"options": options}, **kwargs)
+
+
+def log_slow_statements(engine: Engine, threshold_ms: float) -> None:
+    """Log every statement of ``engine`` that runs longer than ``threshold_ms`` (0: none) on
+    ``shopsvc.sql.slow`` at WARNING: its duration, the request it served (``request_id``, from
+    the request's connection), the shape of its parameters (names and types, list lengths —
+    never a value) and the start of its SQL."""
+
+    @event.listens_for(engine, "checkin")
+    def _forget_request(_dbapi_connection: Any, record: Any) -> None:
+        record.info.pop("request_id", None)  # the pooled connection serves another one next
+
+    if threshold_ms <= 0:
+        return
+    threshold = threshold_ms / 1000
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _started(
+        conn: Connection, cursor: Any, sql: str, parameters: Any, context: Any, many: bool
+    ) -> None:
+        if context is not None:
+            context.shopsvc_started = time.perf_counter()
+
+    @event.listens_for(engine, "after_cursor_execute")
+    def _finished(
+        conn: Connection, cursor: Any, sql: str, parameters: Any, context: Any, many: bool
+    ) -> None:
+        started = getattr(context, "shopsvc_started", None)
+        if started is None:
+            return
+        elapsed = time.perf_counter() - started
+        if elapsed >= threshold and slow_log.isEnabledFor(logging.WARNING):
+            _log_slow(conn, sql, parameter_shape(context, parameters, many), elapsed)
+
+
+def _log_slow(conn: Connection, sql: str, shape: Any, elapsed: float) -> None:
+    statement = " ".join(sql.split())
+    if len(statement) > SLOW_SQL_CHARS:
+        statement = statement[:SLOW_SQL_CHARS] + "…"
+    duration = round(elapsed * 1000, 1)
+    record = slow_log.makeRecord(
+        slow_log.name,
+        logging.WARNING,
+        __file__,
+        0,
+        "slow SQL: %.1fms parameters %s: %s",
+        (duration, shape, statement),
+        None,
+        extra={"duration_ms": duration, "parameters": shape, "statement": statement},
+    )
+    request_id = conn.info.get("request_id")
+    if request_id is not None and getattr(record, "request_id", None) is None:
+        record.request_id = request_id
+    slow_log.handle(record)
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, list | tuple | set | frozenset):
+        return f"{type(value).__name__}[{len(value)}]"
+    return "None" if value is None else type(value).__name__
+
+
+def _shape(values: Any) -> Any:
+    if isinstance(values, Mapping):
+        return {str(name): _type_name(value) for name, value in values.items()}
+    if isinstance(values, Sequence) and not isinstance(values, str | bytes):
+        return [_type_name(value) for value in values]
+    return _type_name(values)
+
+
+def parameter_shape(context: Any, parameters: Any, executemany: bool = False) -> Any:
+    """What a statement's parameters look like, without their values: ``{name: type}`` of a
+    compiled statement's parameters (an ``IN`` list as ``list[n]``), the positions' types of a
+    raw one; an ``executemany`` as ``{"rows": n, "row": <shape of the first>}``."""
+    rows = getattr(context, "compiled_parameters", None) if context is not None else None
+    if getattr(context, "compiled", None) is None or not rows:
+        rows = list(parameters) if executemany else [parameters]
+    if not rows or rows[0] is None:
+        return {}
+    first = _shape(rows[0]) or {}
+    # An IN list was expanded into one parameter per element (``id_1`` → ``id_1_1``, …).
+    expanded = getattr(context, "_expanded_parameters", None) or {}
+    if isinstance(first, dict):
+        for name, names in expanded.items():
+            for element in names:
+                first.pop(element, None)
+            first[name] = f"list[{len(names)}]"
+    return {"rows": len(rows), "row": first} if len(rows) > 1 else first
 
 
 @contextmanager
@@ -91,6 +193,7 @@ def _request_db(request: Request) -> Connection:
     """The request's connection, in a transaction the transaction tween ends."""
     connection: Connection = request.registry.engine.connect()
     connection.info["write"] = request.method not in ("GET", "HEAD")
+    connection.info["request_id"] = request.request_id  # for the slow statement log
     connection.begin()
     request.environ["shopsvc.connection"] = connection
     return connection
@@ -139,7 +242,9 @@ def includeme(config: Configurator) -> None:
     """The engine (``registry.engine``, from ``registry.shop``, the parsed settings), the schema
     migrated first when ``shopsvc.auto_migrate`` is on, and the request's connection."""
     shop = config.registry.shop
-    engine = make_engine(shop.database_url, lock_timeout=shop.db_lock_timeout)
+    engine = make_engine(
+        shop.database_url, lock_timeout=shop.db_lock_timeout, slow_sql_ms=shop.slow_sql_ms
+    )
     config.registry.engine = engine
     if shop.auto_migrate:
         migrate(engine)

@@ -90,6 +90,8 @@ class Settings:
     max_image_bytes: int = 10 * 1024 * 1024
     auto_migrate: bool = False
     db_lock_timeout: float = 5.0
+    # Statements slower than this many milliseconds are logged (shopsvc.sql.slow); 0: off.
+    slow_sql_ms: float = 200.0
     max_body_bytes: int = 10 * 1024 * 1024
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     # Browser origins allowed to call the API (``scheme://host[:port]``, or ``*``); empty: no CORS.
@@ -156,6 +158,7 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.max_image_bytes": ("max_image_bytes", "int"),
     "shopsvc.auto_migrate": ("auto_migrate", "bool"),
     "shopsvc.db_lock_timeout": ("db_lock_timeout", "float"),
+    "shopsvc.slow_sql_ms": ("slow_sql_ms", "float"),
     "shopsvc.max_body_bytes": ("max_body_bytes", "int"),
     "shopsvc.trusted_proxies": ("trusted_proxies", "networks"),
     "shopsvc.cors_origins": ("cors_origins", "origins"),

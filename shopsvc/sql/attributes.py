@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Select, select
 
 from shopsvc.sql.common import in_savepoint
 from shopsvc.sql.tables import (
@@ -42,10 +42,14 @@ def get(conn: Connection, attribute_id: int) -> dict[str, Any] | None:
     return _dict(row) if row else None
 
 
+def list_query() -> Select[Any]:
+    """Every global attribute with a slug."""
+    return select(*_COLUMNS).where(attributes.c.slug != "").order_by(attributes.c.id)
+
+
 def list_all(conn: Connection) -> list[dict[str, Any]]:
     """Every attribute with a slug, by slug (then id)."""
-    query = select(*_COLUMNS).where(attributes.c.slug != "").order_by(attributes.c.id)
-    rows = [_dict(row) for row in conn.execute(query).mappings()]
+    rows = [_dict(row) for row in conn.execute(list_query()).mappings()]
     # Sorted here, not by the database's collation, so every database gives the same order.
     return sorted(rows, key=lambda row: (row["slug"], row["id"]))
 

@@ -6,7 +6,7 @@ import datetime as dt
 import hashlib
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, Delete, Select, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from shopsvc.sql.tables import api_keys, oauth_nonces, users
@@ -15,10 +15,9 @@ from shopsvc.sql.tables import api_keys, oauth_nonces, users
 LAST_ACCESS_RESOLUTION = dt.timedelta(minutes=1)
 
 
-def find_key(conn: Connection, key_hash: str) -> dict[str, Any] | None:
-    """The key with this consumer-key hash, with its user's login and role (None if the user
-    is gone)."""
-    query = (
+def find_key_query(key_hash: str) -> Select[Any]:
+    """The key with this consumer-key hash, with its user's login and role."""
+    return (
         select(
             api_keys.c.id.label("key_id"),
             api_keys.c.user_id,
@@ -31,7 +30,12 @@ def find_key(conn: Connection, key_hash: str) -> dict[str, Any] | None:
         .select_from(api_keys.outerjoin(users, users.c.id == api_keys.c.user_id))
         .where(api_keys.c.consumer_key_hash == key_hash)
     )
-    row = conn.execute(query).mappings().first()
+
+
+def find_key(conn: Connection, key_hash: str) -> dict[str, Any] | None:
+    """The key with this consumer-key hash, with its user's login and role (None if the user
+    is gone)."""
+    row = conn.execute(find_key_query(key_hash)).mappings().first()
     return dict(row) if row else None
 
 
@@ -65,8 +69,13 @@ def use_nonce(conn: Connection, key_id: int, nonce: str, expires_at: int, now: i
     return True
 
 
+def purge_nonces_query(now: int) -> Delete:
+    """The expired OAuth nonces (every request signed with OAuth purges them)."""
+    return delete(oauth_nonces).where(oauth_nonces.c.expires_at < now)
+
+
 def purge_nonces(conn: Connection, now: int) -> None:
-    conn.execute(delete(oauth_nonces).where(oauth_nonces.c.expires_at < now))
+    conn.execute(purge_nonces_query(now))
 
 
 def user_by_login(conn: Connection, login: str) -> dict[str, Any] | None:

@@ -11,10 +11,23 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import Connection, and_, delete, exists, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    Insert,
+    Select,
+    Update,
+    and_,
+    delete,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from shopsvc.sql.tables import webhook_attempts, webhook_deliveries, webhooks
 
@@ -40,6 +53,31 @@ def _unclaimed(now: dt.datetime) -> Any:
 # --- the outbox
 
 
+def subscribed_query(topics: Sequence[str]) -> Select[Any]:
+    """The active webhooks subscribed to these topics."""
+    return select(webhooks.c.id, webhooks.c.topic).where(
+        webhooks.c.status == "active", webhooks.c.topic.in_(topics)
+    )
+
+
+def pending_query(
+    webhook_ids: Sequence[int], resource_ids: Sequence[int], now: dt.datetime
+) -> Select[Any]:
+    """The pending, unclaimed deliveries of these webhooks and resources (a new event of the
+    same webhook, topic and resource merges into one of them)."""
+    return select(_d.c.webhook_id, _d.c.topic, _d.c.resource, _d.c.resource_id).where(
+        _d.c.state == PENDING,
+        _d.c.webhook_id.in_(webhook_ids),
+        _d.c.resource_id.in_(resource_ids),
+        _unclaimed(now),
+    )
+
+
+def enqueue_insert() -> Insert:
+    """The outbox insert, executed with every new delivery's row at once."""
+    return insert(_d)
+
+
 def enqueue(
     conn: Connection,
     fired: Iterable[tuple[str, str, int]],
@@ -55,11 +93,7 @@ def enqueue(
     topics = sorted({topic for topic, _, _ in fired})
     if not topics:
         return 0
-    subscribed = conn.execute(
-        select(webhooks.c.id, webhooks.c.topic).where(
-            webhooks.c.status == "active", webhooks.c.topic.in_(topics)
-        )
-    ).all()
+    subscribed = conn.execute(subscribed_query(topics)).all()
     if not subscribed:
         return 0
     by_topic: dict[str, list[int]] = {}
@@ -71,11 +105,10 @@ def enqueue(
         for webhook_id in by_topic.get(topic, ())
     ]
     pending = conn.execute(
-        select(_d.c.webhook_id, _d.c.topic, _d.c.resource, _d.c.resource_id).where(
-            _d.c.state == PENDING,
-            _d.c.webhook_id.in_(sorted({w for w, *_ in wanted})),
-            _d.c.resource_id.in_(sorted({resource_id for *_, resource_id in fired})),
-            _unclaimed(now),
+        pending_query(
+            sorted({w for w, *_ in wanted}),
+            sorted({resource_id for *_, resource_id in fired}),
+            now,
         )
     ).all()
     merged = {tuple(row) for row in pending}
@@ -98,7 +131,7 @@ def enqueue(
         if (webhook_id, topic, resource, resource_id) not in merged
     ]
     if rows:
-        conn.execute(insert(_d), rows)
+        conn.execute(enqueue_insert(), rows)
         if conn.dialect.name == "postgresql":
             conn.execute(select(func.pg_notify(CHANNEL, "")))
     return len(rows)
@@ -127,13 +160,7 @@ def claim(
     load = dict(busy)
     while len(taken) < limit:
         capped = sorted(w for w, count in load.items() if count >= per_webhook)
-        query = (
-            select(_d.c.id, _d.c.webhook_id)
-            .where(*_due(now, pass_start), _d.c.webhook_id.not_in(capped))
-            .order_by(_d.c.due_at, _d.c.id)
-            .limit(limit - len(taken))
-            .with_for_update(skip_locked=True, of=_d)
-        )
+        query = claim_query(now, pass_start, capped, limit - len(taken))
         batch: list[int] = []
         for delivery_id, webhook_id in conn.execute(query):
             if load.get(webhook_id, 0) >= per_webhook:
@@ -143,12 +170,27 @@ def claim(
             taken.append((delivery_id, webhook_id))
         if not batch:
             break
-        conn.execute(
-            update(_d)
-            .where(_d.c.id.in_(batch))
-            .values(claim_token=token, claimed_until=lease_until)
-        )
+        conn.execute(claim_mark_query(batch, token, lease_until))
     return taken
+
+
+def claim_query(
+    now: dt.datetime, pass_start: dt.datetime | None, capped: Sequence[int], limit: int
+) -> Select[Any]:
+    """Up to ``limit`` due deliveries of webhooks not ``capped``, oldest due first, locked
+    (``FOR UPDATE SKIP LOCKED`` on PostgreSQL)."""
+    return (
+        select(_d.c.id, _d.c.webhook_id)
+        .where(*_due(now, pass_start), _d.c.webhook_id.not_in(capped))
+        .order_by(_d.c.due_at, _d.c.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True, of=_d)
+    )
+
+
+def claim_mark_query(ids: Sequence[int], token: str, lease_until: dt.datetime) -> Update:
+    """Mark the claimed deliveries as this worker's until ``lease_until``."""
+    return update(_d).where(_d.c.id.in_(ids)).values(claim_token=token, claimed_until=lease_until)
 
 
 def _due(now: dt.datetime, pass_start: dt.datetime | None) -> list[Any]:
@@ -167,11 +209,15 @@ def _due(now: dt.datetime, pass_start: dt.datetime | None) -> list[Any]:
     return terms
 
 
+def has_due_query(now: dt.datetime, pass_start: dt.datetime | None = None) -> Select[Any]:
+    """One due delivery, if any (an idle worker's poll)."""
+    return select(_d.c.id).where(*_due(now, pass_start)).limit(1)
+
+
 def has_due(conn: Connection, now: dt.datetime, pass_start: dt.datetime | None = None) -> bool:
     """Whether :func:`claim` would find something (a read, so that an idle worker does not take
     SQLite's write lock on every poll)."""
-    query = select(_d.c.id).where(*_due(now, pass_start)).limit(1)
-    return conn.execute(query).first() is not None
+    return conn.execute(has_due_query(now, pass_start)).first() is not None
 
 
 def get_for_send(conn: Connection, delivery_id: int) -> Row | None:
@@ -208,8 +254,13 @@ def release(conn: Connection, ids: list[int], token: str) -> None:
         )
 
 
+def log_attempt_query(values: Row) -> Insert:
+    """One row of the attempt log."""
+    return insert(webhook_attempts).values(**values)
+
+
 def log_attempt(conn: Connection, values: Row) -> None:
-    conn.execute(insert(webhook_attempts).values(**values))
+    conn.execute(log_attempt_query(values))
 
 
 # --- the webhook's failure count
@@ -283,14 +334,20 @@ def cancel_pending(conn: Connection, webhook_id: int, now: dt.datetime, reason: 
 # --- operators
 
 
-def attempts(conn: Connection, *, webhook_id: int | None, failed: bool, limit: int) -> list[Row]:
-    """The attempt log, newest first."""
+def attempts_query(*, webhook_id: int | None, failed: bool, limit: int) -> Select[Any]:
+    """The attempt log (of one webhook; only failures), newest first."""
     query = select(webhook_attempts).order_by(webhook_attempts.c.id.desc()).limit(limit)
     if webhook_id is not None:
         query = query.where(webhook_attempts.c.webhook_id == webhook_id)
     if failed:
         status = webhook_attempts.c.status
         query = query.where(or_(status.is_(None), status < 200, status > 299))
+    return query
+
+
+def attempts(conn: Connection, *, webhook_id: int | None, failed: bool, limit: int) -> list[Row]:
+    """The attempt log, newest first."""
+    query = attempts_query(webhook_id=webhook_id, failed=failed, limit=limit)
     return [dict(row) for row in conn.execute(query).mappings()]
 
 

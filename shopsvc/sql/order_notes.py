@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, Select, delete, insert, select, update
 
 from shopsvc.sql.tables import order_notes
 
@@ -43,14 +43,18 @@ def get(conn: Connection, note_id: int) -> Row | None:
     return dict(row) if row else None
 
 
-def list_for_order(conn: Connection, order_id: int) -> list[Row]:
+def list_query(order_id: int) -> Select[Any]:
     """Every note of the order, newest first (ties: the later id first)."""
-    query = (
+    return (
         select(order_notes)
         .where(order_notes.c.order_id == order_id)
         .order_by(order_notes.c.created_at.desc(), order_notes.c.id.desc())
     )
-    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def list_for_order(conn: Connection, order_id: int) -> list[Row]:
+    """Every note of the order, newest first (ties: the later id first)."""
+    return [dict(row) for row in conn.execute(list_query(order_id)).mappings()]
 
 
 def update_note(conn: Connection, note_id: int, values: dict[str, Any]) -> None:

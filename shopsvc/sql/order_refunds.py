@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, Select, delete, func, insert, select, update
 
 from shopsvc.sql.common import check_amounts
 from shopsvc.sql.tables import (
@@ -33,14 +33,18 @@ def get(conn: Connection, refund_id: int) -> Row | None:
     return dict(row) if row else None
 
 
-def list_for_order(conn: Connection, order_id: int) -> list[Row]:
+def list_query(order_id: int) -> Select[Any]:
     """Every refund of the order, newest first (ties: the later id first)."""
-    query = (
+    return (
         select(order_refunds)
         .where(order_refunds.c.order_id == order_id)
         .order_by(order_refunds.c.created_at.desc(), order_refunds.c.id.desc())
     )
-    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def list_for_order(conn: Connection, order_id: int) -> list[Row]:
+    """Every refund of the order, newest first (ties: the later id first)."""
+    return [dict(row) for row in conn.execute(list_query(order_id)).mappings()]
 
 
 def refunded_total(conn: Connection, order_id: int, *, without: int | None = None) -> Decimal:
@@ -97,10 +101,17 @@ def items_of_refunds(conn: Connection, refund_ids: Iterable[int]) -> dict[int, l
     found: dict[int, list[Row]] = {refund_id: [] for refund_id in ids}
     if not ids:
         return found
+    for row in conn.execute(refund_items_query(ids)).mappings():
+        found[row["refund_id"]].append(dict(row))
+    return found
+
+
+def refund_items_query(refund_ids: Sequence[int]) -> Select[Any]:
+    """The items of these refunds, with their products' SKU and parent SKU."""
     product = products.alias("product")
     parent = products.alias("parent")
     product_id = func.coalesce(refund_items.c.variation_id, refund_items.c.product_id)
-    query = (
+    return (
         select(
             refund_items,
             product.c.id.label("found_product_id"),
@@ -109,12 +120,9 @@ def items_of_refunds(conn: Connection, refund_ids: Iterable[int]) -> dict[int, l
         )
         .outerjoin(product, product.c.id == product_id)
         .outerjoin(parent, parent.c.id == product.c.parent_id)
-        .where(refund_items.c.refund_id.in_(ids))
+        .where(refund_items.c.refund_id.in_(refund_ids))
         .order_by(refund_items.c.refund_id, refund_items.c.id)
     )
-    for row in conn.execute(query).mappings():
-        found[row["refund_id"]].append(dict(row))
-    return found
 
 
 def item_meta(conn: Connection, item_ids: Iterable[int]) -> dict[int, list[tuple[str, str]]]:

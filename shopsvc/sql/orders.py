@@ -40,7 +40,8 @@ from sqlalchemy import (
     update,
 )
 
-from shopsvc.sql.paging import Listable, ListFilters, common_filters, count, fetch_page
+from shopsvc.sql import paging
+from shopsvc.sql.paging import Listable, ListFilters, common_filters
 from shopsvc.sql.tables import (
     attributes,
     customer_profiles,
@@ -85,9 +86,14 @@ SEARCHED = (
 LISTABLE = Listable.dated(orders, search=SEARCHED)
 
 
+def get_query(order_id: int) -> Select[Any]:
+    """The ``orders`` row ``order_id``."""
+    return select(orders).where(orders.c.id == order_id)
+
+
 def get(conn: Connection, order_id: int) -> dict[str, Any] | None:
     """The ``orders`` row ``order_id``, or None."""
-    row = conn.execute(select(orders).where(orders.c.id == order_id)).mappings().first()
+    row = conn.execute(get_query(order_id)).mappings().first()
     return dict(row) if row else None
 
 
@@ -137,38 +143,56 @@ def _with_product(product_id: int) -> Select[Any]:
     )
 
 
+def page_query(params: ListFilters, filters: OrderFilters) -> Select[Any]:
+    """The ids of one page of orders matching the filters, in the list order."""
+    return paging.page_query(select(orders.c.id), LISTABLE, params, _filter_terms(filters))
+
+
+def count_query(params: ListFilters, filters: OrderFilters) -> Select[Any]:
+    """The number of orders matching the filters (the list's total, ``/orders/count``)."""
+    return paging.total_query(select(orders.c.id), LISTABLE, params, _filter_terms(filters))
+
+
 def page_order_ids(
     conn: Connection, params: ListFilters, filters: OrderFilters
 ) -> tuple[list[int], int]:
     """One page of order ids matching the filters, in the list order, and the total."""
-    rows, total = fetch_page(conn, select(orders.c.id), LISTABLE, params, _filter_terms(filters))
-    return [int(row["id"]) for row in rows], total
+    query, total = page_query(params, filters), count_query(params, filters)
+    rows, found = paging.run_page(conn, query, total, params)
+    return [int(row["id"]) for row in rows], found
 
 
 def count_orders(conn: Connection, params: ListFilters, filters: OrderFilters) -> int:
     """The number of orders matching the filters (the list's total)."""
-    terms = [*_filter_terms(filters), *common_filters(LISTABLE, params)]
-    return count(conn, select(orders.c.id), terms)
+    return int(conn.execute(count_query(params, filters)).scalar_one())
+
+
+def count_by_status_query(params: ListFilters, filters: OrderFilters) -> Select[Any]:
+    """``(status, n)`` of the orders matching the filters but ``filters.statuses``, per listed
+    status (``/orders/count?status=any``)."""
+    terms = [
+        *_filter_terms(OrderFilters(statuses=LISTED_STATUSES, customer_id=filters.customer_id)),
+        *common_filters(LISTABLE, params),
+    ]
+    return select(orders.c.status, func.count()).where(and_(True, *terms)).group_by(orders.c.status)
 
 
 def count_by_status(conn: Connection, params: ListFilters, filters: OrderFilters) -> dict[str, int]:
     """``{status: n}`` for every listed status (in order, zeros included), the other filters
     applied; ``filters.statuses`` is not read."""
-    terms = [
-        *_filter_terms(OrderFilters(statuses=LISTED_STATUSES, customer_id=filters.customer_id)),
-        *common_filters(LISTABLE, params),
-    ]
-    query = (
-        select(orders.c.status, func.count()).where(and_(True, *terms)).group_by(orders.c.status)
-    )
-    found = {status: int(n) for status, n in conn.execute(query)}
+    found = {status: int(n) for status, n in conn.execute(count_by_status_query(params, filters))}
     return {status: found.get(status, 0) for status in LISTED_STATUSES}
+
+
+def with_product_query(product_id: int) -> Select[Any]:
+    """The ids of the orders (any status) with a line item of the product or variation."""
+    return _with_product(product_id).distinct()
 
 
 def order_ids_with_product(conn: Connection, product_id: int) -> list[int]:
     """The orders (any status) with a line item whose product or variation is
     ``product_id``, by id."""
-    query = _with_product(product_id).distinct()
+    query = with_product_query(product_id)
     return sorted(int(order_id) for order_id in conn.execute(query).scalars())
 
 
@@ -248,17 +272,12 @@ def load_orders(conn: Connection, ids: Sequence[int]) -> OrdersData:
     data = OrdersData(orders={}, products={}, global_labels={}, custom_labels={})
     if not wanted:
         return data
-    for row in conn.execute(select(orders).where(orders.c.id.in_(wanted))).mappings():
+    for row in conn.execute(rows_query(wanted)).mappings():
         data.orders[row["id"]] = OrderData(row=dict(row))
     if not data.orders:
         return data
     order_ids = sorted(data.orders)
-    item_query = (
-        select(order_items)
-        .where(order_items.c.order_id.in_(order_ids))
-        .order_by(order_items.c.order_id, order_items.c.id)
-    )
-    items = [dict(row) for row in conn.execute(item_query).mappings()]
+    items = [dict(row) for row in conn.execute(items_query(order_ids)).mappings()]
     for item in items:
         data.orders[item["order_id"]].items.append(item)
     _load_item_meta(conn, data, order_ids)
@@ -269,8 +288,23 @@ def load_orders(conn: Connection, ids: Sequence[int]) -> OrdersData:
     return data
 
 
-def _load_item_meta(conn: Connection, data: OrdersData, order_ids: list[int]) -> None:
-    query = (
+def rows_query(ids: Sequence[int]) -> Select[Any]:
+    """The ``orders`` rows of a page of records."""
+    return select(orders).where(orders.c.id.in_(ids))
+
+
+def items_query(order_ids: Sequence[int]) -> Select[Any]:
+    """Every item (lines, shipping, fees, coupons, taxes) of these orders."""
+    return (
+        select(order_items)
+        .where(order_items.c.order_id.in_(order_ids))
+        .order_by(order_items.c.order_id, order_items.c.id)
+    )
+
+
+def item_meta_query(order_ids: Sequence[int]) -> Select[Any]:
+    """The item meta of these orders' items."""
+    return (
         select(order_items.c.order_id, order_item_meta)
         .select_from(
             order_item_meta.join(order_items, order_items.c.id == order_item_meta.c.item_id)
@@ -278,7 +312,10 @@ def _load_item_meta(conn: Connection, data: OrdersData, order_ids: list[int]) ->
         .where(order_items.c.order_id.in_(order_ids))
         .order_by(order_item_meta.c.item_id, order_item_meta.c.id)
     )
-    for row in conn.execute(query).mappings():
+
+
+def _load_item_meta(conn: Connection, data: OrdersData, order_ids: list[int]) -> None:
+    for row in conn.execute(item_meta_query(order_ids)).mappings():
         metas = data.orders[row["order_id"]].item_meta.setdefault(row["item_id"], [])
         metas.append((row["meta_key"], row["meta_value"]))
 
@@ -287,14 +324,33 @@ def _load_line_products(conn: Connection, data: OrdersData, lines: list[Row]) ->
     ids = _unique([*(i["product_id"] for i in lines), *(i["variation_id"] for i in lines)])
     if not ids:
         return
-    query = select(products.c.id, products.c.sku, products.c.parent_id).where(
-        products.c.id.in_(ids)
-    )
-    rows = [dict(row) for row in conn.execute(query).mappings()]
+    rows = [dict(row) for row in conn.execute(line_products_query(ids)).mappings()]
     own = {row["id"]: row["sku"] or "" for row in rows}
     for row in rows:
         parent_sku = own.get(row["parent_id"], "") if row["parent_id"] else ""
         data.products[row["id"]] = LineProduct(row["id"], own[row["id"]], parent_sku)
+
+
+def line_products_query(ids: Sequence[int]) -> Select[Any]:
+    """SKU and parent of the products and variations of the line items."""
+    return select(products.c.id, products.c.sku, products.c.parent_id).where(products.c.id.in_(ids))
+
+
+def global_labels_query(slugs: Sequence[str]) -> Select[Any]:
+    """The names of the global attributes the line meta keys name (``pa_<slug>``)."""
+    return select(attributes.c.slug, attributes.c.name).where(attributes.c.slug.in_(slugs))
+
+
+def custom_labels_query(product_ids: Sequence[int]) -> Select[Any]:
+    """The custom attribute names of the line products."""
+    return (
+        select(product_attributes.c.product_id, product_attributes.c.name)
+        .where(
+            product_attributes.c.product_id.in_(product_ids),
+            product_attributes.c.attribute_id.is_(None),
+        )
+        .order_by(product_attributes.c.product_id, product_attributes.c.position)
+    )
 
 
 def _load_labels(conn: Connection, data: OrdersData, lines: list[Row]) -> None:
@@ -310,19 +366,11 @@ def _load_labels(conn: Connection, data: OrdersData, lines: list[Row]) -> None:
         return
     slugs = sorted({key[3:] for key in keys if key.startswith("pa_") and len(key) > 3})
     if slugs:
-        query = select(attributes.c.slug, attributes.c.name).where(attributes.c.slug.in_(slugs))
+        query = global_labels_query(slugs)
         data.global_labels = {f"pa_{slug}": name for slug, name in conn.execute(query)}
     product_ids = _unique(item["product_id"] for item in lines)
     if product_ids:
-        query = (
-            select(product_attributes.c.product_id, product_attributes.c.name)
-            .where(
-                product_attributes.c.product_id.in_(product_ids),
-                product_attributes.c.attribute_id.is_(None),
-            )
-            .order_by(product_attributes.c.product_id, product_attributes.c.position)
-        )
-        for product_id, name in conn.execute(query):
+        for product_id, name in conn.execute(custom_labels_query(product_ids)):
             data.custom_labels.setdefault(product_id, []).append(name)
 
 
@@ -338,18 +386,8 @@ def load_customers(conn: Connection, customer_ids: list[int]) -> dict[int, Custo
     two statements (none without ids)."""
     if not customer_ids:
         return {}
-    query = (
-        select(
-            users,
-            customer_profiles.c.billing,
-            customer_profiles.c.shipping,
-            customer_profiles.c.updated_at.label("profile_updated_at"),
-        )
-        .select_from(users.outerjoin(customer_profiles, customer_profiles.c.user_id == users.c.id))
-        .where(users.c.id.in_(customer_ids))
-    )
     customers: dict[int, CustomerData] = {}
-    for row in conn.execute(query).mappings():
+    for row in conn.execute(customers_query(customer_ids)).mappings():
         updated = max(d for d in (row["updated_at"], row["profile_updated_at"]) if d is not None)
         customers[row["id"]] = CustomerData(
             user=dict(row),
@@ -362,7 +400,22 @@ def load_customers(conn: Connection, customer_ids: list[int]) -> dict[int, Custo
     return customers
 
 
-def _load_customer_stats(conn: Connection, customers: dict[int, CustomerData]) -> None:
+def customers_query(customer_ids: Sequence[int]) -> Select[Any]:
+    """The users (with their customer profiles) of these customer ids."""
+    return (
+        select(
+            users,
+            customer_profiles.c.billing,
+            customer_profiles.c.shipping,
+            customer_profiles.c.updated_at.label("profile_updated_at"),
+        )
+        .select_from(users.outerjoin(customer_profiles, customer_profiles.c.user_id == users.c.id))
+        .where(users.c.id.in_(customer_ids))
+    )
+
+
+def customer_stats_query(customer_ids: Sequence[int]) -> Select[Any]:
+    """Orders count, total spent and last order (id, date) of these customers."""
     paid = case((orders.c.status.in_(PAID_STATUSES), orders.c.total), else_=None)
     stats = (
         select(
@@ -371,15 +424,18 @@ def _load_customer_stats(conn: Connection, customers: dict[int, CustomerData]) -
             func.sum(paid).label("total_spent"),
             func.max(orders.c.id).label("last_order_id"),
         )
-        .where(orders.c.customer_id.in_(sorted(customers)), orders.c.status != TRASH)
+        .where(orders.c.customer_id.in_(customer_ids), orders.c.status != TRASH)
         .group_by(orders.c.customer_id)
         .subquery()
     )
     last = orders.alias("last_order")
-    query = select(stats, last.c.created_at.label("last_order_date")).select_from(
+    return select(stats, last.c.created_at.label("last_order_date")).select_from(
         stats.outerjoin(last, last.c.id == stats.c.last_order_id)
     )
-    for row in conn.execute(query).mappings():
+
+
+def _load_customer_stats(conn: Connection, customers: dict[int, CustomerData]) -> None:
+    for row in conn.execute(customer_stats_query(sorted(customers))).mappings():
         customer = customers[row["customer_id"]]
         customer.orders_count = int(row["orders_count"])
         spent = row["total_spent"]

@@ -86,9 +86,61 @@ def common_filters(listable: Listable, params: ListFilters) -> list[ColumnElemen
     return terms
 
 
+def count_query(base: Select[Any], terms: Sequence[ColumnElement[bool]]) -> Select[Any]:
+    """``SELECT count(*)`` of the rows of ``base`` that ``terms`` keep."""
+    return select(func.count()).select_from(base.where(and_(True, *terms)).subquery())
+
+
 def count(conn: Connection, base: Select[Any], terms: Sequence[ColumnElement[bool]]) -> int:
-    query = select(func.count()).select_from(base.where(and_(True, *terms)).subquery())
-    return int(conn.execute(query).scalar_one())
+    return int(conn.execute(count_query(base, terms)).scalar_one())
+
+
+def list_terms(
+    listable: Listable, params: ListFilters, extra_terms: Sequence[ColumnElement[bool]] = ()
+) -> list[ColumnElement[bool]]:
+    """Every WHERE term of a list: the resource's own (``extra_terms``), then the common ones."""
+    return [*extra_terms, *common_filters(listable, params)]
+
+
+def total_query(
+    base: Select[Any],
+    listable: Listable,
+    params: ListFilters,
+    extra_terms: Sequence[ColumnElement[bool]] = (),
+) -> Select[Any]:
+    """The count of a list (its total: the pagination headers, ``…/count``)."""
+    return count_query(base, list_terms(listable, params, extra_terms))
+
+
+def page_query(
+    base: Select[Any],
+    listable: Listable,
+    params: ListFilters,
+    extra_terms: Sequence[ColumnElement[bool]] = (),
+) -> Select[Any]:
+    """One page of ``base``: the list's terms, its order with id as tie-break, limit, offset."""
+    terms = list_terms(listable, params, extra_terms)
+    sort = listable.sort_keys[params.orderby]
+    direction = (lambda col: col.desc()) if params.descending else (lambda col: col.asc())
+    order = [direction(sort)] if sort is not listable.id else []
+    return (
+        base.where(and_(True, *terms))
+        .order_by(*order, direction(listable.id))
+        .limit(params.limit)
+        .offset(params.offset)
+    )
+
+
+def run_page(
+    conn: Connection, query: Select[Any], total: Select[Any], params: ListFilters
+) -> tuple[list[dict[str, Any]], int]:
+    """The rows of ``query`` (as dicts) and the count of ``total``, in two statements (one when
+    the page is past the end)."""
+    found = int(conn.execute(total).scalar_one())
+    if found == 0 or params.offset >= found:
+        return [], found
+    rows = conn.execute(query).mappings().all()
+    return [dict(row) for row in rows], found
 
 
 def fetch_page(
@@ -99,18 +151,9 @@ def fetch_page(
     extra_terms: Sequence[ColumnElement[bool]] = (),
 ) -> tuple[list[dict[str, Any]], int]:
     """One page of ``base`` (rows as dicts) and the total matching, in two statements."""
-    terms = [*extra_terms, *common_filters(listable, params)]
-    total = count(conn, base, terms)
-    if total == 0 or params.offset >= total:
-        return [], total
-    sort = listable.sort_keys[params.orderby]
-    direction = (lambda col: col.desc()) if params.descending else (lambda col: col.asc())
-    order = [direction(sort)] if sort is not listable.id else []
-    query = (
-        base.where(and_(True, *terms))
-        .order_by(*order, direction(listable.id))
-        .limit(params.limit)
-        .offset(params.offset)
+    return run_page(
+        conn,
+        page_query(base, listable, params, extra_terms),
+        total_query(base, listable, params, extra_terms),
+        params,
     )
-    rows = conn.execute(query).mappings().all()
-    return [dict(row) for row in rows], total

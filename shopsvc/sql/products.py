@@ -21,16 +21,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, delete, func, or_, select, update
+from sqlalchemy import ColumnElement, Connection, Select, delete, func, or_, select, update
 
-from shopsvc.sql.paging import (
-    Listable,
-    ListFilters,
-    common_filters,
-    count,
-    escape_like,
-    fetch_page,
-)
+from shopsvc.sql import paging
+from shopsvc.sql.paging import Listable, ListFilters, escape_like
 from shopsvc.sql.tables import (
     attribute_terms,
     attributes,
@@ -190,8 +184,21 @@ def _chunks(ids: Iterable[int]) -> list[int]:
     return sorted({int(i) for i in ids})
 
 
-def _product_rows(conn: Connection, where: ColumnElement[bool]) -> list[dict[str, Any]]:
-    query = select(products).where(where).order_by(products.c.menu_order, products.c.id)
+def _rows_where(where: ColumnElement[bool]) -> Select[Any]:
+    return select(products).where(where).order_by(products.c.menu_order, products.c.id)
+
+
+def rows_query(ids: Sequence[int]) -> Select[Any]:
+    """Products and variations by id (the requested rows, then their parents)."""
+    return _rows_where(products.c.id.in_(ids))
+
+
+def children_query(parent_ids: Sequence[int]) -> Select[Any]:
+    """The variations and grouped children of these products."""
+    return _rows_where(products.c.parent_id.in_(parent_ids))
+
+
+def _product_rows(conn: Connection, query: Select[Any]) -> list[dict[str, Any]]:
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
@@ -220,19 +227,19 @@ def load_products(
         return added
 
     # 1. the requested rows; 2. their parents
-    requested = add(_product_rows(conn, products.c.id.in_(wanted)))
+    requested = add(_product_rows(conn, rows_query(wanted)))
     parent_ids = _chunks(p.row["parent_id"] for p in requested if p.row["parent_id"])
     parent_ids = [i for i in parent_ids if i not in nodes]
     if parent_ids:
-        add(_product_rows(conn, products.c.id.in_(parent_ids)))
+        add(_product_rows(conn, rows_query(parent_ids)))
     # 3. the children of the requested rows and of their parents
     with_children = _chunks(nodes)
-    children = add(_product_rows(conn, products.c.parent_id.in_(with_children)))
+    children = add(_product_rows(conn, children_query(with_children)))
     loaded_children = set(with_children)
     # 4. the children of those children that are variable or grouped (for their prices)
     grand = [c.id for c in children if c.type in PARENT_TYPES and c.id not in loaded_children]
     if grand:
-        add(_product_rows(conn, products.c.parent_id.in_(grand)))
+        add(_product_rows(conn, children_query(grand)))
         loaded_children.update(grand)
 
     _link(nodes, loaded_children)
@@ -263,19 +270,28 @@ def _link(nodes: dict[int, ProductData], loaded_children: set[int]) -> None:
         nodes[parent_id].children_loaded = True
 
 
-def _load_images(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    gallery = conn.execute(
+def gallery_query(ids: Sequence[int]) -> Select[Any]:
+    """The gallery (media ids, in order) of these products."""
+    return (
         select(product_gallery.c.product_id, product_gallery.c.media_id)
         .where(product_gallery.c.product_id.in_(ids))
         .order_by(product_gallery.c.product_id, product_gallery.c.position)
-    ).all()
+    )
+
+
+def media_query(media_ids: Sequence[int]) -> Select[Any]:
+    """The media rows of the products' featured images and galleries."""
+    return select(media).where(media.c.id.in_(media_ids))
+
+
+def _load_images(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    gallery = conn.execute(gallery_query(ids)).all()
     media_ids = {n.row["image_id"] for n in nodes.values() if n.row["image_id"]}
     media_ids.update(media_id for _, media_id in gallery)
     if not media_ids:
         return
     found = {
-        row["id"]: dict(row)
-        for row in conn.execute(select(media).where(media.c.id.in_(_chunks(media_ids)))).mappings()
+        row["id"]: dict(row) for row in conn.execute(media_query(_chunks(media_ids))).mappings()
     }
     lists: dict[int, list[int]] = defaultdict(list)
     for product_id, media_id in gallery:
@@ -289,12 +305,22 @@ def _load_images(conn: Connection, nodes: dict[int, ProductData], ids: list[int]
         ]
 
 
-def _load_terms(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    rows = conn.execute(
+def terms_query(ids: Sequence[int]) -> Select[Any]:
+    """The terms (categories, tags) of these products."""
+    return (
         select(product_terms.c.product_id, terms.c.id, terms.c.taxonomy, terms.c.name)
         .select_from(product_terms.join(terms, terms.c.id == product_terms.c.term_id))
         .where(product_terms.c.product_id.in_(ids))
-    ).all()
+    )
+
+
+def shipping_classes_query(class_ids: Sequence[int]) -> Select[Any]:
+    """The shipping classes the products name."""
+    return select(terms.c.id, terms.c.name, terms.c.slug).where(terms.c.id.in_(class_ids))
+
+
+def _load_terms(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    rows = conn.execute(terms_query(ids)).all()
     for product_id, term_id, taxonomy, name in rows:
         node = nodes[product_id]
         if taxonomy in (CATEGORY, TAG):
@@ -309,17 +335,15 @@ def _load_terms(conn: Connection, nodes: dict[int, ProductData], ids: list[int])
     if not class_ids:
         return
     classes = {
-        row["id"]: dict(row)
-        for row in conn.execute(
-            select(terms.c.id, terms.c.name, terms.c.slug).where(terms.c.id.in_(class_ids))
-        ).mappings()
+        row["id"]: dict(row) for row in conn.execute(shipping_classes_query(class_ids)).mappings()
     }
     for node in nodes.values():
         node.shipping_class = classes.get(node.row["shipping_class_id"])
 
 
-def _load_attributes(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    rows = conn.execute(
+def attributes_query(ids: Sequence[int]) -> Select[Any]:
+    """The attributes (global and custom) of these products."""
+    return (
         select(
             product_attributes,
             attributes.c.name.label("global_name"),
@@ -337,30 +361,37 @@ def _load_attributes(conn: Connection, nodes: dict[int, ProductData], ids: list[
             product_attributes.c.position,
             product_attributes.c.id,
         )
-    ).mappings()
-    rows = [dict(row) for row in rows]
+    )
+
+
+def attribute_terms_query(ids: Sequence[int]) -> Select[Any]:
+    """The chosen terms of these products' global attributes."""
+    return (
+        select(
+            product_attribute_terms.c.product_id,
+            attribute_terms.c.attribute_id,
+            attribute_terms.c.id,
+            attribute_terms.c.name,
+            attribute_terms.c.slug,
+            attribute_terms.c.menu_order,
+        )
+        .select_from(
+            product_attribute_terms.join(
+                attribute_terms,
+                attribute_terms.c.id == product_attribute_terms.c.attribute_term_id,
+            )
+        )
+        .where(product_attribute_terms.c.product_id.in_(ids))
+    )
+
+
+def _load_attributes(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    rows = [dict(row) for row in conn.execute(attributes_query(ids)).mappings()]
     if not rows:
         return
     chosen: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
     if any(row["attribute_id"] is not None for row in rows):
-        term_rows = conn.execute(
-            select(
-                product_attribute_terms.c.product_id,
-                attribute_terms.c.attribute_id,
-                attribute_terms.c.id,
-                attribute_terms.c.name,
-                attribute_terms.c.slug,
-                attribute_terms.c.menu_order,
-            )
-            .select_from(
-                product_attribute_terms.join(
-                    attribute_terms,
-                    attribute_terms.c.id == product_attribute_terms.c.attribute_term_id,
-                )
-            )
-            .where(product_attribute_terms.c.product_id.in_(ids))
-        ).mappings()
-        for term in term_rows:
+        for term in conn.execute(attribute_terms_query(ids)).mappings():
             chosen[(term["product_id"], term["attribute_id"])].append(dict(term))
     for row in rows:
         node = nodes[row["product_id"]]
@@ -392,11 +423,9 @@ def _load_attributes(conn: Connection, nodes: dict[int, ProductData], ids: list[
         node.attributes.append(attribute)
 
 
-def _load_variation_values(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    variation_ids = [i for i in ids if nodes[i].type == "variation"]
-    if not variation_ids:
-        return
-    rows = conn.execute(
+def variation_values_query(variation_ids: Sequence[int]) -> Select[Any]:
+    """The attribute values of these variations."""
+    return (
         select(
             variation_attributes.c.variation_id,
             variation_attributes.c.attribute_key,
@@ -404,23 +433,36 @@ def _load_variation_values(conn: Connection, nodes: dict[int, ProductData], ids:
         )
         .where(variation_attributes.c.variation_id.in_(variation_ids))
         .order_by(variation_attributes.c.variation_id, variation_attributes.c.attribute_key)
-    ).all()
+    )
+
+
+def _load_variation_values(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    variation_ids = [i for i in ids if nodes[i].type == "variation"]
+    if not variation_ids:
+        return
+    rows = conn.execute(variation_values_query(variation_ids)).all()
     for variation_id, key, value in rows:
         nodes[variation_id].variation_values[key] = value
 
 
-def _load_downloads(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    rows = conn.execute(
+def downloads_query(ids: Sequence[int]) -> Select[Any]:
+    """The downloadable files of these products."""
+    return (
         select(downloads.c.product_id, downloads.c.download_key, downloads.c.name, downloads.c.file)
         .where(downloads.c.product_id.in_(ids))
         .order_by(downloads.c.product_id, downloads.c.position, downloads.c.id)
-    ).all()
+    )
+
+
+def _load_downloads(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    rows = conn.execute(downloads_query(ids)).all()
     for product_id, key, name, file in rows:
         nodes[product_id].downloads.append({"id": key, "name": name, "file": file})
 
 
-def _load_ratings(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    rows = conn.execute(
+def ratings_query(ids: Sequence[int]) -> Select[Any]:
+    """The number and sum of the approved ratings of these products."""
+    return (
         select(reviews.c.product_id, func.count(), func.sum(reviews.c.rating))
         .where(
             reviews.c.product_id.in_(ids),
@@ -428,7 +470,11 @@ def _load_ratings(conn: Connection, nodes: dict[int, ProductData], ids: list[int
             reviews.c.rating > 0,
         )
         .group_by(reviews.c.product_id)
-    ).all()
+    )
+
+
+def _load_ratings(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
+    rows = conn.execute(ratings_query(ids)).all()
     for product_id, number, total in rows:
         nodes[product_id].rating_count = int(number)
         nodes[product_id].rating_total = int(total or 0)
@@ -448,6 +494,19 @@ def _load_related(
     if not wanted:
         return
     term_ids = _chunks(t for i in wanted for t in nodes[i].term_ids)
+    members: dict[int, list[int]] = defaultdict(list)
+    for term_id, product_id in conn.execute(related_query(term_ids, hide_out_of_stock)).all():
+        members[term_id].append(int(product_id))
+    for product_id in wanted:
+        node = nodes[product_id]
+        found = {other for t in node.term_ids for other in members.get(t, ())}
+        found.discard(product_id)
+        node.related_ids = sorted(found)[:RELATED_LIMIT]
+
+
+def related_query(term_ids: Sequence[int], hide_out_of_stock: bool) -> Select[Any]:
+    """``(term_id, product_id)``: the ``RELATED_LIMIT + 1`` smallest ids of the published,
+    catalog-visible products of each of these categories and tags (``related_ids``)."""
     conditions = [
         product_terms.c.term_id.in_(term_ids),
         products.c.status == "publish",
@@ -468,17 +527,7 @@ def _load_related(
         .where(*conditions)
         .subquery()
     )
-    rows = conn.execute(
-        select(ranked.c.term_id, ranked.c.product_id).where(ranked.c.rank <= RELATED_LIMIT + 1)
-    ).all()
-    members: dict[int, list[int]] = defaultdict(list)
-    for term_id, product_id in rows:
-        members[term_id].append(int(product_id))
-    for product_id in wanted:
-        node = nodes[product_id]
-        found = {other for t in node.term_ids for other in members.get(t, ())}
-        found.discard(product_id)
-        node.related_ids = sorted(found)[:RELATED_LIMIT]
+    return select(ranked.c.term_id, ranked.c.product_id).where(ranked.c.rank <= RELATED_LIMIT + 1)
 
 
 # --- listing
@@ -572,36 +621,43 @@ def _all_terms(params: ListFilters, filters: ProductFilters) -> list[ColumnEleme
     return [*filter_terms(filters), *search_terms(params.q)]
 
 
+def page_query(params: ListFilters, filters: ProductFilters) -> Select[Any]:
+    """The ids of one page of products matching the filters, in the list order."""
+    return paging.page_query(select(products.c.id), LISTABLE, params, _all_terms(params, filters))
+
+
+def count_query(params: ListFilters, filters: ProductFilters) -> Select[Any]:
+    """The number of products matching the filters (the list's total, ``/products/count``)."""
+    return paging.total_query(select(products.c.id), LISTABLE, params, _all_terms(params, filters))
+
+
 def page_product_ids(
     conn: Connection, params: ListFilters, filters: ProductFilters
 ) -> tuple[list[int], int]:
     """One page of product ids matching the filters, in the list order, and the total."""
-    rows, total = fetch_page(
-        conn, select(products.c.id), LISTABLE, params, _all_terms(params, filters)
-    )
-    return [int(row["id"]) for row in rows], total
+    query, total = page_query(params, filters), count_query(params, filters)
+    rows, found = paging.run_page(conn, query, total, params)
+    return [int(row["id"]) for row in rows], found
 
 
 def count_products(conn: Connection, params: ListFilters, filters: ProductFilters) -> int:
     """The number of products matching the filters (the list's total)."""
-    terms_ = [*_all_terms(params, filters), *common_filters(LISTABLE, params)]
-    return count(conn, select(products.c.id), terms_)
+    return int(conn.execute(count_query(params, filters)).scalar_one())
 
 
 # --- single rows
 
 
+def kind_query(product_id: int) -> Select[Any]:
+    """``id, type, status, parent_id`` of one product or variation."""
+    return select(products.c.id, products.c.type, products.c.status, products.c.parent_id).where(
+        products.c.id == product_id
+    )
+
+
 def product_kind(conn: Connection, product_id: int) -> dict[str, Any] | None:
     """``{id, type, status, parent_id}`` of a product or variation, for validation."""
-    row = (
-        conn.execute(
-            select(products.c.id, products.c.type, products.c.status, products.c.parent_id).where(
-                products.c.id == product_id
-            )
-        )
-        .mappings()
-        .first()
-    )
+    row = conn.execute(kind_query(product_id)).mappings().first()
     return dict(row) if row else None
 
 

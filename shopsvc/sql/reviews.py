@@ -7,7 +7,7 @@ import datetime as dt
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Select, select
 
 from shopsvc.sql.tables import reviews
 
@@ -24,14 +24,18 @@ _COLUMNS = (
 )
 
 
-def approved(conn: Connection, product_id: int) -> list[dict[str, Any]]:
+def approved_query(product_id: int) -> Select[Any]:
     """The approved reviews of a product, oldest first (ties by id)."""
-    query = (
+    return (
         select(*_COLUMNS)
         .where(reviews.c.product_id == product_id, reviews.c.approved.is_(True))
         .order_by(reviews.c.created_at, reviews.c.id)
     )
-    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def approved(conn: Connection, product_id: int) -> list[dict[str, Any]]:
+    """The approved reviews of a product, oldest first (ties by id)."""
+    return [dict(row) for row in conn.execute(approved_query(product_id)).mappings()]
 
 
 def get(conn: Connection, review_id: int) -> dict[str, Any] | None:

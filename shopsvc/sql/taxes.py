@@ -11,10 +11,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, delete, func, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Insert,
+    Select,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 
+from shopsvc.sql import paging
 from shopsvc.sql.common import in_savepoint
-from shopsvc.sql.paging import Listable, ListFilters, common_filters, count, fetch_page
+from shopsvc.sql.paging import Listable, ListFilters
 from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates
 
 #: The class filter of the rate list: ``None`` (no filter), ``""`` (standard) or a class slug.
@@ -42,7 +53,7 @@ _RATES = tax_rates.outerjoin(tax_classes, tax_rates.c.tax_class_id == tax_classe
 LOCATION_KINDS = {"postcode": "postcodes", "city": "cities"}
 
 
-def _rates() -> Any:
+def _rates() -> Select[Any]:
     return select(*_RATE_COLUMNS).select_from(_RATES)
 
 
@@ -54,6 +65,19 @@ def _class_terms(tax_class: ClassFilter) -> list[ColumnElement[bool]]:
     return [tax_classes.c.slug == tax_class]
 
 
+def locations_query(rate_ids: Sequence[int]) -> Select[Any]:
+    """The postcode and city locations of these rates."""
+    return (
+        select(
+            tax_rate_locations.c.tax_rate_id,
+            tax_rate_locations.c.location_type,
+            tax_rate_locations.c.code,
+        )
+        .where(tax_rate_locations.c.tax_rate_id.in_(rate_ids))
+        .order_by(tax_rate_locations.c.tax_rate_id, tax_rate_locations.c.id)
+    )
+
+
 def _with_locations(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` with ``postcodes`` and ``cities`` lists, loaded in one statement."""
     by_id: dict[int, dict[str, Any]] = {}
@@ -62,16 +86,7 @@ def _with_locations(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[di
         by_id[row["id"]] = row
     if not by_id:
         return list(rows)
-    query = (
-        select(
-            tax_rate_locations.c.tax_rate_id,
-            tax_rate_locations.c.location_type,
-            tax_rate_locations.c.code,
-        )
-        .where(tax_rate_locations.c.tax_rate_id.in_(list(by_id)))
-        .order_by(tax_rate_locations.c.tax_rate_id, tax_rate_locations.c.id)
-    )
-    for rate_id, kind, code in conn.execute(query):
+    for rate_id, kind, code in conn.execute(locations_query(list(by_id))):
         key = LOCATION_KINDS.get(kind)
         if key is not None:
             by_id[rate_id][key].append(code)
@@ -81,31 +96,53 @@ def _with_locations(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[di
 # --- rates
 
 
+def rate_query(rate_id: int) -> Select[Any]:
+    """One rate with its class slug."""
+    return _rates().where(tax_rates.c.id == rate_id)
+
+
 def get_rate(conn: Connection, rate_id: int) -> dict[str, Any] | None:
-    row = conn.execute(_rates().where(tax_rates.c.id == rate_id)).mappings().first()
+    row = conn.execute(rate_query(rate_id)).mappings().first()
     return _with_locations(conn, [dict(row)])[0] if row else None
+
+
+def rates_query(rate_ids: Sequence[int] | None = None) -> Select[Any]:
+    """The rates ``rate_ids`` (every rate when None), by ``order`` then id."""
+    query = _rates().order_by(tax_rates.c.rate_order, tax_rates.c.id)
+    if rate_ids is not None:
+        query = query.where(tax_rates.c.id.in_(sorted(set(rate_ids))))
+    return query
 
 
 def get_rates(conn: Connection, rate_ids: Sequence[int] | None = None) -> list[dict[str, Any]]:
     """The rates ``rate_ids`` that exist (every rate when None), by ``order`` then id, with
     their locations: two statements, whatever their number."""
-    query = _rates().order_by(tax_rates.c.rate_order, tax_rates.c.id)
-    if rate_ids is not None:
-        query = query.where(tax_rates.c.id.in_(sorted(set(rate_ids))))
-    return _with_locations(conn, [dict(row) for row in conn.execute(query).mappings()])
+    rows = [dict(row) for row in conn.execute(rates_query(rate_ids)).mappings()]
+    return _with_locations(conn, rows)
+
+
+def page_query(params: ListFilters, tax_class: ClassFilter) -> Select[Any]:
+    """One page of rates of the class (``None``: any), ordered as ``params`` says."""
+    return paging.page_query(_rates(), LISTABLE, params, _class_terms(tax_class))
+
+
+def count_query(params: ListFilters, tax_class: ClassFilter) -> Select[Any]:
+    """The number of rates of the list (its total, ``/taxes/count``)."""
+    base = select(tax_rates.c.id).select_from(_RATES)
+    return paging.total_query(base, LISTABLE, params, _class_terms(tax_class))
 
 
 def page_rates(
     conn: Connection, params: ListFilters, tax_class: ClassFilter
 ) -> tuple[list[dict[str, Any]], int]:
     """One page of rates (ordered as ``params`` says) with their locations, and the total."""
-    rows, total = fetch_page(conn, _rates(), LISTABLE, params, _class_terms(tax_class))
-    return _with_locations(conn, rows), total
+    query, total = page_query(params, tax_class), count_query(params, tax_class)
+    rows, found = paging.run_page(conn, query, total, params)
+    return _with_locations(conn, rows), found
 
 
 def count_rates(conn: Connection, params: ListFilters, tax_class: ClassFilter) -> int:
-    terms = [*_class_terms(tax_class), *common_filters(LISTABLE, params)]
-    return count(conn, select(tax_rates.c.id).select_from(_RATES), terms)
+    return int(conn.execute(count_query(params, tax_class)).scalar_one())
 
 
 def insert_rate(conn: Connection, values: dict[str, Any], locations: dict[str, list[str]]) -> int:
@@ -122,6 +159,11 @@ def update_rate(conn: Connection, rate_id: int, values: dict[str, Any]) -> None:
         conn.execute(update(tax_rates).where(tax_rates.c.id == rate_id).values(**values))
 
 
+def locations_insert() -> Insert:
+    """The insert of a rate's locations, executed with all of them at once."""
+    return insert(tax_rate_locations)
+
+
 def replace_locations(conn: Connection, rate_id: int, kind: str, codes: Iterable[str]) -> None:
     """Replace every ``kind`` (``postcode`` or ``city``) location of the rate by ``codes``."""
     conn.execute(
@@ -132,7 +174,7 @@ def replace_locations(conn: Connection, rate_id: int, kind: str, codes: Iterable
     )
     rows = [{"tax_rate_id": rate_id, "location_type": kind, "code": code} for code in codes]
     if rows:
-        conn.execute(insert(tax_rate_locations), rows)
+        conn.execute(locations_insert(), rows)
 
 
 def delete_rate(conn: Connection, rate_id: int) -> bool:

@@ -160,10 +160,14 @@ def get(conn: Connection, scope: Scope, term_id: int) -> dict[str, Any] | None:
     return _dict(row) if row else None
 
 
+def list_query(scope: Scope) -> Select[Any]:
+    """Every term of the scope with its count of published products, by id."""
+    return _select(scope).order_by(scope.table.c.id)
+
+
 def list_all(conn: Connection, scope: Scope) -> list[dict[str, Any]]:
     """Every term of the scope with its count, by id (the family orders them)."""
-    query = _select(scope).order_by(scope.table.c.id)
-    return [_dict(row) for row in conn.execute(query).mappings()]
+    return [_dict(row) for row in conn.execute(list_query(scope)).mappings()]
 
 
 def exists(conn: Connection, scope: Scope, term_id: int) -> bool:

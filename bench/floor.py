@@ -1,0 +1,274 @@
+"""The floor of a request, and the service measured against it side by side.
+
+The floor of a request is what any implementation has to spend to answer it: the same SQL
+statements the request ran (captured with SQLAlchemy's ``before_cursor_execute`` event during
+one request: statement text and parameters, with the transactions' commits and rollbacks)
+replayed on a raw DBAPI connection of the same database and fetched
+(``cursor.execute(sql, params); cursor.fetchall()``), plus serialising the same response body
+with the fastest JSON encoder available (``orjson.dumps`` of the decoded body).
+
+The service is timed through the real WSGI application (every tween, authentication included),
+called directly (``bench.common.wsgi_request``). Service and floor runs alternate, so that a
+neighbour's load on the machine weighs on both alike; each figure is a median.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import statistics
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import sqlalchemy as sa
+
+from bench.common import WsgiResponse, wsgi_request
+from shopsvc.db import make_engine
+
+#: Statements that only frame transactions (PostgreSQL's driver sends BEGIN by itself).
+CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "END")
+#: Goal 1 (issue 10): a list within this many times its floor.
+TARGETS = {"postgresql": 2.0, "sqlite": 3.0}
+
+
+def _first_word(sql: str) -> str:
+    return sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
+
+
+@dataclass
+class Trace:
+    """What one request sent to the database, in order: ``("sql", statement, parameters,
+    executemany)``, ``("commit",)`` and ``("rollback",)``."""
+
+    steps: list[tuple[Any, ...]] = field(default_factory=list)
+    #: Statements the SQLite driver ran that SQLAlchemy's events did not see (a raw cursor):
+    #: missing from the floor. ``None`` where it cannot be known (PostgreSQL).
+    unseen: int | None = None
+
+    @property
+    def sql(self) -> list[str]:
+        return [step[1] for step in self.steps if step[0] == "sql"]
+
+    @property
+    def statements(self) -> int:
+        """Every statement sent through a cursor (SQLite's explicit BEGINs included)."""
+        return len(self.sql)
+
+    @property
+    def control(self) -> int:
+        """Of which transaction control (BEGIN, SAVEPOINT, …)."""
+        return sum(1 for sql in self.sql if _first_word(sql) in CONTROL)
+
+    @property
+    def queries(self) -> int:
+        """Statements that are not transaction control: the same count on both databases."""
+        return self.statements - self.control
+
+    @property
+    def transactions(self) -> int:
+        return sum(1 for step in self.steps if step[0] in ("commit", "rollback"))
+
+
+@contextmanager
+def capture(engine: sa.Engine) -> Iterator[Trace]:
+    """Record what ``engine``'s connections send while the block runs (one request)."""
+    trace = Trace()
+    traced: list[str] = []
+    watched: list[sqlite3.Connection] = []
+
+    def before(
+        conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, many: bool
+    ) -> None:
+        if context is not None and getattr(context, "no_parameters", False):
+            parameters = None
+        trace.steps.append(("sql", statement, parameters, many))
+
+    def commit(conn: Any) -> None:
+        trace.steps.append(("commit",))
+
+    def rollback(conn: Any) -> None:
+        trace.steps.append(("rollback",))
+
+    def checkout(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+        # SQLite tells every statement it runs: a cross-check of what the events saw.
+        if isinstance(dbapi_connection, sqlite3.Connection):
+            dbapi_connection.set_trace_callback(traced.append)
+            watched.append(dbapi_connection)
+
+    listeners: list[tuple[str, Callable[..., None]]] = [
+        ("before_cursor_execute", before),
+        ("commit", commit),
+        ("rollback", rollback),
+        ("checkout", checkout),
+    ]
+    for name, listener in listeners:
+        sa.event.listen(engine, name, listener)
+    try:
+        yield trace
+    finally:
+        for name, listener in listeners:
+            sa.event.remove(engine, name, listener)
+        for connection in watched:
+            connection.set_trace_callback(None)
+    if engine.dialect.name == "sqlite":
+        seen = 0
+        for step in trace.steps:
+            if step[0] == "sql" and _first_word(step[1]) not in CONTROL:
+                seen += len(step[2]) if step[3] else 1
+        ran = sum(1 for sql in traced if _first_word(sql) not in CONTROL)
+        trace.unseen = max(0, ran - seen)
+
+
+def replay(dbapi_connection: Any, steps: Iterable[tuple[Any, ...]]) -> None:
+    """Run ``steps`` on a raw DBAPI connection, fetching every result."""
+    cursor = dbapi_connection.cursor()
+    try:
+        for step in steps:
+            if step[0] == "sql":
+                _, statement, parameters, many = step
+                if many:
+                    cursor.executemany(statement, parameters)
+                elif parameters is None:
+                    cursor.execute(statement)
+                else:
+                    cursor.execute(statement, parameters)
+                if cursor.description is not None:
+                    cursor.fetchall()
+            elif step[0] == "commit":
+                dbapi_connection.commit()
+            else:
+                dbapi_connection.rollback()
+    finally:
+        cursor.close()
+
+
+@contextmanager
+def raw_connection(url: str) -> Iterator[Any]:
+    """A driver connection to ``url`` configured as the service's are (``make_engine``)."""
+    engine = make_engine(url)
+    pooled = engine.raw_connection()
+    try:
+        yield pooled.driver_connection
+    finally:
+        pooled.close()
+        engine.dispose()
+
+
+@dataclass
+class Comparison:
+    label: str
+    records: int
+    bytes: int
+    trace: Trace
+    service_ms: float
+    service_min_ms: float
+    sql_ms: float
+    json_ms: float
+    floor_ms: float
+    dialect: str
+    runs: int
+
+    @property
+    def ratio(self) -> float:
+        return self.service_ms / self.floor_ms
+
+    @property
+    def target(self) -> float:
+        return TARGETS.get(self.dialect, 2.0)
+
+    @property
+    def holds(self) -> bool:
+        return self.ratio <= self.target
+
+
+def compare(
+    app: Callable[..., Any],
+    engine: sa.Engine,
+    floor_connection: Any,
+    label: str,
+    path: str,
+    params: Mapping[str, str],
+    headers: Mapping[str, str],
+    repeat: int,
+    count: Callable[[Any], int],
+    min_seconds: float = 2.0,
+) -> Comparison:
+    """Time ``GET path?params`` through ``app`` against its floor, alternating, after one
+    warm-up of each and one request whose statements are captured: ``repeat`` times each, and
+    more (up to ten times as many) until ``min_seconds`` have passed, so that a fast request's
+    median is not at the mercy of a neighbour's burst. ``count`` tells the records of the
+    decoded body."""
+
+    def request() -> WsgiResponse:
+        response = wsgi_request(app, "GET", path, params, headers)
+        if response.status != 200:
+            raise SystemExit(f"{label}: HTTP {response.status}: {response.body[:500]!r}")
+        return response
+
+    request()  # warm-up: caches, lazy imports, last_access
+    with capture(engine) as trace:
+        response = request()
+    document = orjson.loads(response.body)
+    replay(floor_connection, trace.steps)  # warm-up of the floor's connection
+    service, sql, encode, floor = [], [], [], []
+    began = time.perf_counter()
+    while len(service) < repeat or (
+        time.perf_counter() - began < min_seconds and len(service) < 10 * repeat
+    ):
+        started = time.perf_counter()
+        request()
+        service.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        replay(floor_connection, trace.steps)
+        replayed = time.perf_counter()
+        orjson.dumps(document)
+        done = time.perf_counter()
+        sql.append(replayed - started)
+        encode.append(done - replayed)
+        floor.append(done - started)
+    return Comparison(
+        label=label,
+        records=count(document),
+        bytes=len(response.body),
+        trace=trace,
+        service_ms=statistics.median(service) * 1000,
+        service_min_ms=min(service) * 1000,
+        sql_ms=statistics.median(sql) * 1000,
+        json_ms=statistics.median(encode) * 1000,
+        floor_ms=statistics.median(floor) * 1000,
+        dialect=engine.dialect.name,
+        runs=len(service),
+    )
+
+
+def print_comparisons(results: list[Comparison], title: str = "request") -> None:
+    """One line per request: the service's time, the floor (SQL + JSON), the ratio against
+    goal 1's target, the statements, the body size."""
+    print(
+        f"{title:<22} {'records':>7} {'service ms':>10} {'min ms':>8} {'floor ms':>9} "
+        f"{'= SQL ms':>9} {'+ JSON ms':>9} {'ratio':>6} {'target':>6} {'holds':>5} "
+        f"{'stmts':>5} {'bytes':>9} {'runs':>4}"
+    )
+    for r in results:
+        statements = f"{r.trace.statements}" + (f"({r.trace.control})" if r.trace.control else "")
+        print(
+            f"{r.label:<22} {r.records:>7} {r.service_ms:>10.1f} {r.service_min_ms:>8.1f} "
+            f"{r.floor_ms:>9.1f} {r.sql_ms:>9.1f} {r.json_ms:>9.1f} {r.ratio:>5.1f}x "
+            f"{'≤' + format(r.target, 'g') + 'x':>6} {'yes' if r.holds else 'NO':>5} "
+            f"{statements:>5} {r.bytes:>9} {r.runs:>4}"
+        )
+    print(
+        "floor = the request's captured statements replayed on a raw DBAPI connection and "
+        "fetched + orjson.dumps of its body; stmts = every statement the request sent "
+        "(in brackets: of which transaction control, e.g. SQLite's BEGIN); runs = timed "
+        "requests and floors (medians)"
+    )
+    unseen = sum(r.trace.unseen or 0 for r in results)
+    if unseen:
+        print(
+            f"WARNING: {unseen} statement(s) ran on SQLite outside SQLAlchemy's events: the "
+            "floor and the counts above miss them"
+        )
