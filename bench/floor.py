@@ -244,6 +244,34 @@ def compare(
     )
 
 
+def compare_pages(
+    app: Any,
+    engine: sa.Engine,
+    url: str,
+    path: str,
+    plural: str,
+    limits: Iterable[int],
+    headers: Mapping[str, str],
+    repeat: int,
+) -> list[Comparison]:
+    """:func:`compare` for the list ``path`` at each page size of ``limits``."""
+    with raw_connection(url) as floor_connection:
+        return [
+            compare(
+                app,
+                engine,
+                floor_connection,
+                f"GET filter[limit]={limit}",
+                path,
+                {"filter[limit]": str(limit)},
+                headers,
+                repeat,
+                lambda document: len(document[plural]),
+            )
+            for limit in limits
+        ]
+
+
 def print_comparisons(results: list[Comparison], title: str = "request") -> None:
     """One line per request: the service's time, the floor (SQL + JSON), the ratio against
     goal 1's target, the statements, the body size."""

@@ -61,7 +61,7 @@ from bench.common import (  # noqa: E402
     scratch_database,
     wsgi_request,
 )
-from bench.floor import capture, compare, print_comparisons, raw_connection  # noqa: E402
+from bench.floor import capture, compare_pages, print_comparisons  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
 from shopsvc.domain import orders as rules  # noqa: E402
@@ -729,21 +729,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.repeat} timed requests and floors per page size at least (more within 2 s), "
             f"alternating, after a warm-up; {load_average()}"
         )
-        with raw_connection(url) as floor_connection:
-            results = [
-                compare(
-                    app,
-                    app_engine,
-                    floor_connection,
-                    f"GET filter[limit]={limit}",
-                    API,
-                    {"filter[limit]": str(limit)},
-                    headers,
-                    args.repeat,
-                    lambda document: len(document["orders"]),
-                )
-                for limit in limits
-            ]
+        results = compare_pages(app, app_engine, url, API, "orders", limits, headers, args.repeat)
         print_comparisons(results)
         created = measure_create(app, app_engine, headers, args.repeat)
         trace = created["trace"]

@@ -30,7 +30,7 @@ ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
 from bench.common import admin_key, basic_auth, load_average, scratch_database  # noqa: E402
-from bench.floor import compare, print_comparisons, raw_connection  # noqa: E402
+from bench.floor import compare_pages, print_comparisons  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
 from tests.catalog_factory import CatalogFactory  # noqa: E402
@@ -124,21 +124,7 @@ def main(argv: list[str] | None = None) -> int:
             "timed requests and floors per page size at least (more within 2 s), alternating, "
             f"after a warm-up; {load_average()}"
         )
-        with raw_connection(url) as floor_connection:
-            results = [
-                compare(
-                    app,
-                    app_engine,
-                    floor_connection,
-                    f"GET filter[limit]={limit}",
-                    API,
-                    {"filter[limit]": str(limit)},
-                    headers,
-                    args.repeat,
-                    lambda document: len(document["products"]),
-                )
-                for limit in limits
-            ]
+        results = compare_pages(app, app_engine, url, API, "products", limits, headers, args.repeat)
         print_comparisons(results)
         print(f"after the runs: {load_average()}")
         app_engine.dispose()
