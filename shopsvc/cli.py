@@ -267,6 +267,24 @@ def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) 
     }
 
 
+def cmd_seed(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    """Fill the database with realistic demo data (``shopsvc.seed``); prints the counts."""
+    from shopsvc import seed  # tqdm and the generator only for this command
+
+    options = seed.SeedOptions(
+        products=args.products,
+        orders=args.orders,
+        customers=args.customers,
+        seed_value=args.seed_value,
+        progress=not args.no_progress,
+        jobs=args.jobs,
+    )
+    try:
+        return seed.run(engine, settings, options)
+    except seed.SeedError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _require_schema(engine: Engine, config_uri: str) -> None:
     """A command other than ``migrate`` needs the latest schema: say so rather than fail on a
     missing table."""
@@ -348,6 +366,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = commands.add_parser("redeliver", help="queue a webhook delivery again")
     sub.add_argument("delivery_id", help="the delivery_id of `deliveries`")
     sub.set_defaults(run=cmd_redeliver)
+
+    sub = commands.add_parser("seed", help="fill the database with realistic demo data")
+    sub.add_argument("--products", type=int, default=20, help="products to add (20)")
+    sub.add_argument("--orders", type=int, default=30, help="orders to add (30)")
+    sub.add_argument("--customers", type=int, default=5, help="customers to add (5)")
+    sub.add_argument("--seed-value", type=int, default=1, help="the pseudo-random seed (1)")
+    sub.add_argument("--jobs", type=int, help="PostgreSQL: processes writing (the CPUs, <= 4)")
+    sub.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    sub.set_defaults(run=cmd_seed)
 
     from shopsvc import dba  # the DBA's `sql` and `explain` (dba imports this module)
 
