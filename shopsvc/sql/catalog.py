@@ -398,37 +398,45 @@ def _orders_rows(args: Args) -> Executable:
     return orders.rows_query(args.ids("ids"))
 
 
-@named("orders.load.items", "order records: every item (lines, shipping, fees, coupons, taxes)")
+@named(
+    "orders.load.children",
+    "order records: items, item meta, line products, meta labels, customers (one statement)",
+)
+def _orders_children(args: Args) -> Executable:
+    return orders.children_query(args.ids("ids"), args.ids("customer_ids"))
+
+
+@named("orders.load.items", "order records: every item (part of orders.load.children)")
 def _orders_items(args: Args) -> Executable:
     return orders.items_query(args.ids("ids"))
 
 
-@named("orders.load.item_meta", "order records: the item meta")
+@named("orders.load.item_meta", "order records: the item meta (part of orders.load.children)")
 def _orders_item_meta(args: Args) -> Executable:
     return orders.item_meta_query(args.ids("ids"))
 
 
-@named("orders.load.line_products", "order records: SKU and parent of the line products")
+@named("orders.load.line_products", "order records: SKU and parent of the line products (part)")
 def _orders_line_products(args: Args) -> Executable:
     return orders.line_products_query(args.ids("ids"))
 
 
-@named("orders.load.global_labels", "order records: global attribute names of line meta keys")
+@named("orders.load.global_labels", "order records: global attribute names of line meta (part)")
 def _orders_global_labels(args: Args) -> Executable:
-    return orders.global_labels_query(args.words("slugs", ("color",)))
+    return orders.global_labels_query(args.ids("ids"))
 
 
-@named("orders.load.custom_labels", "order records: custom attribute names of line products")
+@named("orders.load.custom_labels", "order records: custom attribute names of line products (part)")
 def _orders_custom_labels(args: Args) -> Executable:
     return orders.custom_labels_query(args.ids("ids"))
 
 
-@named("orders.load.customers", "order records: the customers (user and profile)")
+@named("orders.load.customers", "order records, customers: users and profiles (part)")
 def _orders_customers(args: Args) -> Executable:
     return orders.customers_query(args.ids("ids"))
 
 
-@named("orders.load.customer_stats", "order records: customers' orders count, spent, last order")
+@named("orders.load.customer_stats", "order records, customers: orders count, spent, last (part)")
 def _orders_customer_stats(args: Args) -> Executable:
     return orders.customer_stats_query(args.ids("ids"))
 
