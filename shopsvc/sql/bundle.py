@@ -48,7 +48,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import NullType, TypeDecorator, TypeEngine
 
-from shopsvc.sql.tables import Money
+from shopsvc.sql.tables import Id, Money
 
 # --- ids bound as one parameter
 
@@ -68,7 +68,8 @@ class IdList(TypeDecorator[list[int]]):
         return dialect.type_descriptor(String())
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
-        ids = [int(i) for i in value or ()]
+        # as ``tables.Id``: an id beyond the column's range binds as -1, which matches no row
+        ids = [i if -Id.MAX <= i <= Id.MAX else -1 for i in map(int, value or ())]
         return ids if dialect.name == "postgresql" else json.dumps(ids)
 
 

@@ -281,13 +281,29 @@ def _products_kind(args: Args) -> Executable:
     return products.kind_query(args.integer("id", 1))
 
 
-@named("products.load.rows", "product records: the products and variations by id, then parents")
+@named("products.load.rows", "product records: the products and variations by id")
 def _products_rows(args: Args) -> Executable:
     return products.rows_query(args.ids("ids"))
 
 
-@named("products.load.children", "product records: the variations and grouped children")
+@named(
+    "products.load.family",
+    "product records: the products, parents, children, grandchildren (one statement)",
+)
+def _products_family(args: Args) -> Executable:
+    return products.family_query(args.ids("ids"))
+
+
+@named(
+    "products.load.children",
+    "product records: every child table (gallery … related) in one statement",
+)
 def _products_children(args: Args) -> Executable:
+    return products.children_bundle_query(args.ids("ids"), args.flag("hide_out_of_stock"))
+
+
+@named("products.load.variations", "product records: the variations and grouped children (part)")
+def _products_variations(args: Args) -> Executable:
     return products.children_query(args.ids("ids"))
 
 
@@ -298,7 +314,7 @@ def _products_gallery(args: Args) -> Executable:
 
 @named("products.load.media", "product records: the media rows of featured and gallery images")
 def _products_media(args: Args) -> Executable:
-    return products.media_query(args.ids("ids"))
+    return products.media_query(args.ids("ids"), gallery_of=args.optional_ids("gallery_of"))
 
 
 @named("products.load.terms", "product records: categories and tags")
