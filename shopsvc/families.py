@@ -103,11 +103,19 @@ class Loader:
         if record_id <= 0:
             raise (self.invalid_id or _invalid_id(self.noun))(record_id)
 
-    def find(self, conn: Connection, record_id: int, scope: Any = None) -> Row:
-        """The row ``record_id`` (of ``scope``), or the family's 404 — no other check."""
-        if self.fetch is None:
+    def find(
+        self,
+        conn: Connection,
+        record_id: int,
+        scope: Any = None,
+        fetch: Callable[..., Row | None] | None = None,
+    ) -> Row:
+        """The row ``record_id`` (of ``scope``), or the family's 404 — no other check.
+        ``fetch`` replaces the family's own (a route that loads more than the row)."""
+        fetch = fetch or self.fetch
+        if fetch is None:
             raise ValueError(f"{self.noun} records are not loaded by id")
-        row = self.fetch(conn, record_id) if scope is None else self.fetch(conn, record_id, scope)
+        row = fetch(conn, record_id) if scope is None else fetch(conn, record_id, scope)
         if row is None:
             raise (self.not_found or _not_found(self.noun))(record_id)
         wrong = self.wrong_kind(row)
@@ -115,9 +123,16 @@ class Loader:
             raise wrong
         return row
 
-    def load(self, caller: Caller, record_id: int, action: str, scope: Any = None) -> Row:
+    def load(
+        self,
+        caller: Caller,
+        record_id: int,
+        action: str,
+        scope: Any = None,
+        fetch: Callable[..., Row | None] | None = None,
+    ) -> Row:
         """The record ``record_id`` (of ``scope``) for ``action``, every check in the family's
-        order."""
+        order; ``fetch`` replaces the family's own (see :meth:`find`)."""
         if action not in self.capabilities:
             raise ValueError(f"unknown action {action!r} for {self.noun}")
         row: Row | None = None
@@ -130,7 +145,7 @@ class Loader:
                 if self.check_scope is not None:
                     self.check_scope(caller.db, scope)
             else:
-                row = self.find(caller.db, record_id, scope)
+                row = self.find(caller.db, record_id, scope, fetch)
         assert row is not None
         return row
 

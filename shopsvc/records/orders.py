@@ -352,12 +352,16 @@ def _expanded_rates(
 
 
 def order_records(
-    context: RecordContext, ids: Sequence[int], options: OrderOptions | None = None
+    context: RecordContext,
+    ids: Sequence[int],
+    options: OrderOptions | None = None,
+    rows: Sequence[Row] | None = None,
 ) -> list[Row]:
     """The full records of the orders ``ids``, in that order (ids that do not exist are left
-    out). A fixed number of statements, whatever the number of ids."""
+    out). A fixed number of statements, whatever the number of ids; one fewer when ``rows``
+    (the ``orders`` rows of ``ids``, as the loader read them) are given."""
     options = options or OrderOptions()
-    data = orders_sql.load_orders(context.conn, ids)
+    data = orders_sql.load_orders(context.conn, ids, rows)
     batch = _Batch(
         context=context,
         options=options,
@@ -368,9 +372,15 @@ def order_records(
     return [_record(data.orders[i], batch) for i in ids if i in data.orders]
 
 
-def order_record(context: RecordContext, order_id: int, options: OrderOptions | None = None) -> Row:
-    """The full record of one order; 404 ``shop_api_no_order_found`` when it does not exist."""
-    records = order_records(context, [order_id], options)
+def order_record(
+    context: RecordContext,
+    order_id: int,
+    options: OrderOptions | None = None,
+    row: Row | None = None,
+) -> Row:
+    """The full record of one order; 404 ``shop_api_no_order_found`` when it does not exist.
+    ``row``: its ``orders`` row, when the caller read it already (the loader)."""
+    records = order_records(context, [order_id], options, None if row is None else [row])
     if not records:
         raise not_found(order_id)
     return records[0]

@@ -581,19 +581,28 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
 # --- the interface
 
 
-def product_records(context: RecordContext, ids: Sequence[int]) -> list[dict[str, Any]]:
+def product_records(
+    context: RecordContext,
+    ids: Sequence[int],
+    rows: Sequence[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
     """The full records of the products and variations ``ids``, in that order (ids that do not
-    exist are left out). A fixed number of statements, whatever the number of ids."""
+    exist are left out). A fixed number of statements, whatever the number of ids; one fewer
+    when ``rows`` (``sql.products.load_product_rows`` of ``ids``) are given."""
     shop = context.settings
-    nodes = load_products(context.conn, list(ids), hide_out_of_stock=shop.hide_out_of_stock)
+    nodes = load_products(
+        context.conn, list(ids), hide_out_of_stock=shop.hide_out_of_stock, rows=rows
+    )
     ctx = _Context.of(context)
     return [_record(nodes[i], ctx) for i in ids if i in nodes]
 
 
-def product_record(context: RecordContext, product_id: int) -> dict[str, Any]:
+def product_record(
+    context: RecordContext, product_id: int, rows: Sequence[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """The full record of one product or variation; 404 ``shop_api_no_product_found`` when it
-    does not exist."""
-    records = product_records(context, [product_id])
+    does not exist. ``rows``: its family's rows, when the caller read them already."""
+    records = product_records(context, [product_id], rows)
     if not records:
         raise not_found(product_id)
     return records[0]

@@ -281,13 +281,29 @@ def _products_kind(args: Args) -> Executable:
     return products.kind_query(args.integer("id", 1))
 
 
-@named("products.load.rows", "product records: the products and variations by id, then parents")
+@named("products.load.rows", "product records: the products and variations by id")
 def _products_rows(args: Args) -> Executable:
     return products.rows_query(args.ids("ids"))
 
 
-@named("products.load.children", "product records: the variations and grouped children")
+@named(
+    "products.load.family",
+    "product records: the products, parents, children, grandchildren (one statement)",
+)
+def _products_family(args: Args) -> Executable:
+    return products.family_query(args.ids("ids"))
+
+
+@named(
+    "products.load.children",
+    "product records: every child table (gallery … related) in one statement",
+)
 def _products_children(args: Args) -> Executable:
+    return products.children_bundle_query(args.ids("ids"), args.flag("hide_out_of_stock"))
+
+
+@named("products.load.variations", "product records: the variations and grouped children (part)")
+def _products_variations(args: Args) -> Executable:
     return products.children_query(args.ids("ids"))
 
 
@@ -298,7 +314,7 @@ def _products_gallery(args: Args) -> Executable:
 
 @named("products.load.media", "product records: the media rows of featured and gallery images")
 def _products_media(args: Args) -> Executable:
-    return products.media_query(args.ids("ids"))
+    return products.media_query(args.ids("ids"), gallery_of=args.optional_ids("gallery_of"))
 
 
 @named("products.load.terms", "product records: categories and tags")
@@ -398,37 +414,45 @@ def _orders_rows(args: Args) -> Executable:
     return orders.rows_query(args.ids("ids"))
 
 
-@named("orders.load.items", "order records: every item (lines, shipping, fees, coupons, taxes)")
+@named(
+    "orders.load.children",
+    "order records: items, item meta, line products, meta labels, customers (one statement)",
+)
+def _orders_children(args: Args) -> Executable:
+    return orders.children_query(args.ids("ids"), args.ids("customer_ids"))
+
+
+@named("orders.load.items", "order records: every item (part of orders.load.children)")
 def _orders_items(args: Args) -> Executable:
     return orders.items_query(args.ids("ids"))
 
 
-@named("orders.load.item_meta", "order records: the item meta")
+@named("orders.load.item_meta", "order records: the item meta (part of orders.load.children)")
 def _orders_item_meta(args: Args) -> Executable:
     return orders.item_meta_query(args.ids("ids"))
 
 
-@named("orders.load.line_products", "order records: SKU and parent of the line products")
+@named("orders.load.line_products", "order records: SKU and parent of the line products (part)")
 def _orders_line_products(args: Args) -> Executable:
     return orders.line_products_query(args.ids("ids"))
 
 
-@named("orders.load.global_labels", "order records: global attribute names of line meta keys")
+@named("orders.load.global_labels", "order records: global attribute names of line meta (part)")
 def _orders_global_labels(args: Args) -> Executable:
-    return orders.global_labels_query(args.words("slugs", ("color",)))
+    return orders.global_labels_query(args.ids("ids"))
 
 
-@named("orders.load.custom_labels", "order records: custom attribute names of line products")
+@named("orders.load.custom_labels", "order records: custom attribute names of line products (part)")
 def _orders_custom_labels(args: Args) -> Executable:
     return orders.custom_labels_query(args.ids("ids"))
 
 
-@named("orders.load.customers", "order records: the customers (user and profile)")
+@named("orders.load.customers", "order records, customers: users and profiles (part)")
 def _orders_customers(args: Args) -> Executable:
     return orders.customers_query(args.ids("ids"))
 
 
-@named("orders.load.customer_stats", "order records: customers' orders count, spent, last order")
+@named("orders.load.customer_stats", "order records, customers: orders count, spent, last (part)")
 def _orders_customer_stats(args: Args) -> Executable:
     return orders.customer_stats_query(args.ids("ids"))
 

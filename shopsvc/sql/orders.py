@@ -1,8 +1,10 @@
 """Orders: one row, pages of ids, counts, the data of a page of records, trash and delete.
 
-A page of records (:func:`load_orders`) costs a fixed number of statements whatever the number
-of orders: the orders, their items, the items' meta, the line products (SKU, parent), the
-attribute labels of the line meta, and the customers (user, profile and order statistics).
+A page of records (:func:`load_orders`) costs two statements whatever the number of orders: the
+orders, then everything else in one (``sql.bundle``): their items, the items' meta, the line
+products (SKU, parent), the attribute labels of the line meta, and the customers (user, profile
+and order statistics). A single order read by its loader first costs one (the loader's row is
+its row).
 
 Lists (decisions.md §6, §7 "Query parsing", "Orders: records"): ``status`` is a comma list
 (``any`` or nothing: every status but ``trash``; ``trash`` lists the trashed orders; an unknown
@@ -21,6 +23,7 @@ decimals (exact for any realistic shop total).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -30,17 +33,20 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    Executable,
     Select,
     and_,
     case,
     delete,
     func,
+    literal,
     or_,
     select,
     update,
 )
 
 from shopsvc.sql import paging
+from shopsvc.sql.bundle import Bundle, Ids, ids_in
 from shopsvc.sql.paging import Listable, ListFilters, common_filters
 from shopsvc.sql.tables import (
     attributes,
@@ -265,129 +271,171 @@ def parse_meta(text: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def load_orders(conn: Connection, ids: Sequence[int]) -> OrdersData:
+def load_orders(
+    conn: Connection, ids: Sequence[int], rows: Sequence[Row] | None = None
+) -> OrdersData:
     """The orders ``ids`` that exist, with their items, item meta, line products, attribute
-    labels and customers -- at most 8 statements, whatever the number of ids."""
+    labels and customers -- two statements whatever the number of ids: the order rows (none
+    when the caller passes ``rows``, the rows it read already) and :func:`children_bundle`."""
     wanted = _unique(ids)
     data = OrdersData(orders={}, products={}, global_labels={}, custom_labels={})
     if not wanted:
         return data
-    for row in conn.execute(rows_query(wanted)).mappings():
-        data.orders[row["id"]] = OrderData(row=dict(row))
+    if rows is None:
+        rows = [dict(row) for row in conn.execute(rows_query(wanted)).mappings()]
+    for row in rows:
+        if row["id"] in wanted:
+            data.orders[row["id"]] = OrderData(row=dict(row))
     if not data.orders:
         return data
     order_ids = sorted(data.orders)
-    items = [dict(row) for row in conn.execute(items_query(order_ids)).mappings()]
-    for item in items:
+    customer_ids = _unique(order.row["customer_id"] for order in data.orders.values())
+    bundle = _children(bool(customer_ids))
+    found = bundle.split(
+        conn.execute(bundle.statement, {"order_ids": order_ids, "customer_ids": customer_ids})
+    )
+    for item in found["items"]:
         data.orders[item["order_id"]].items.append(item)
-    _load_item_meta(conn, data, order_ids)
-    lines = [item for item in items if item["item_type"] == "line_item"]
-    _load_line_products(conn, data, lines)
-    _load_labels(conn, data, lines)
-    _load_customers(conn, data)
+    for meta in found["item_meta"]:
+        metas = data.orders[meta["order_id"]].item_meta.setdefault(meta["item_id"], [])
+        metas.append((meta["meta_key"], meta["meta_value"]))
+    _line_products(data, found["line_products"])
+    data.global_labels = {f"pa_{row['slug']}": row["name"] for row in found["global_labels"]}
+    for row in found["custom_labels"]:
+        data.custom_labels.setdefault(row["product_id"], []).append(row["name"])
+    customers = _customers(found.get("customers", []), found.get("customer_stats", []))
+    for order in data.orders.values():
+        order.customer = customers.get(order.row["customer_id"])
     return data
 
 
-def rows_query(ids: Sequence[int]) -> Select[Any]:
+def rows_query(ids: Ids) -> Select[Any]:
     """The ``orders`` rows of a page of records."""
-    return select(orders).where(orders.c.id.in_(ids))
+    return select(orders).where(ids_in(orders.c.id, ids))
 
 
-def items_query(order_ids: Sequence[int]) -> Select[Any]:
+@functools.cache
+def _children(with_customers: bool) -> Bundle:
+    """Everything the records of some orders need beyond their rows, in one statement: items,
+    item meta, line products, the labels of the line meta keys and (``with_customers``) the
+    customers (users, profiles, statistics); built once, executed with ``order_ids`` and
+    ``customer_ids``."""
+    parts: dict[str, Select[Any]] = {
+        "items": items_query("order_ids"),
+        "item_meta": item_meta_query("order_ids"),
+        "line_products": line_products_query("order_ids"),
+        "global_labels": global_labels_query("order_ids"),
+        "custom_labels": custom_labels_query("order_ids"),
+    }
+    if with_customers:
+        parts["customers"] = customers_query("customer_ids")
+        parts["customer_stats"] = customer_stats_query("customer_ids")
+    return Bundle(parts)
+
+
+def children_query(order_ids: Sequence[int], customer_ids: Sequence[int]) -> Executable:
+    """The statement :func:`load_orders` runs for the children of these orders and customers."""
+    statement = _children(bool(customer_ids)).statement
+    return statement.params(order_ids=list(order_ids), customer_ids=list(customer_ids))
+
+
+def items_query(order_ids: Ids) -> Select[Any]:
     """Every item (lines, shipping, fees, coupons, taxes) of these orders."""
     return (
         select(order_items)
-        .where(order_items.c.order_id.in_(order_ids))
+        .where(ids_in(order_items.c.order_id, order_ids))
         .order_by(order_items.c.order_id, order_items.c.id)
     )
 
 
-def item_meta_query(order_ids: Sequence[int]) -> Select[Any]:
+def item_meta_query(order_ids: Ids) -> Select[Any]:
     """The item meta of these orders' items."""
     return (
         select(order_items.c.order_id, order_item_meta)
         .select_from(
             order_item_meta.join(order_items, order_items.c.id == order_item_meta.c.item_id)
         )
-        .where(order_items.c.order_id.in_(order_ids))
+        .where(ids_in(order_items.c.order_id, order_ids))
         .order_by(order_item_meta.c.item_id, order_item_meta.c.id)
     )
 
 
-def _load_item_meta(conn: Connection, data: OrdersData, order_ids: list[int]) -> None:
-    for row in conn.execute(item_meta_query(order_ids)).mappings():
-        metas = data.orders[row["order_id"]].item_meta.setdefault(row["item_id"], [])
-        metas.append((row["meta_key"], row["meta_value"]))
+def _line_items(order_ids: Ids, column: Any) -> Select[Any]:
+    """``column`` of the line items of these orders."""
+    return select(column).where(
+        ids_in(order_items.c.order_id, order_ids), order_items.c.item_type == "line_item"
+    )
 
 
-def _load_line_products(conn: Connection, data: OrdersData, lines: list[Row]) -> None:
-    ids = _unique([*(i["product_id"] for i in lines), *(i["variation_id"] for i in lines)])
-    if not ids:
-        return
-    rows = [dict(row) for row in conn.execute(line_products_query(ids)).mappings()]
+def _line_products(data: OrdersData, rows: list[Row]) -> None:
     own = {row["id"]: row["sku"] or "" for row in rows}
     for row in rows:
         parent_sku = own.get(row["parent_id"], "") if row["parent_id"] else ""
         data.products[row["id"]] = LineProduct(row["id"], own[row["id"]], parent_sku)
 
 
-def line_products_query(ids: Sequence[int]) -> Select[Any]:
-    """SKU and parent of the products and variations of the line items."""
-    return select(products.c.id, products.c.sku, products.c.parent_id).where(products.c.id.in_(ids))
-
-
-def global_labels_query(slugs: Sequence[str]) -> Select[Any]:
-    """The names of the global attributes the line meta keys name (``pa_<slug>``)."""
-    return select(attributes.c.slug, attributes.c.name).where(attributes.c.slug.in_(slugs))
-
-
-def custom_labels_query(product_ids: Sequence[int]) -> Select[Any]:
-    """The custom attribute names of the line products."""
-    return (
-        select(product_attributes.c.product_id, product_attributes.c.name)
-        .where(
-            product_attributes.c.product_id.in_(product_ids),
-            product_attributes.c.attribute_id.is_(None),
+def line_products_query(order_ids: Ids) -> Select[Any]:
+    """SKU and parent of the products and variations of these orders' line items."""
+    return select(products.c.id, products.c.sku, products.c.parent_id).where(
+        or_(
+            products.c.id.in_(_line_items(order_ids, order_items.c.product_id)),
+            products.c.id.in_(_line_items(order_ids, order_items.c.variation_id)),
         )
-        .order_by(product_attributes.c.product_id, product_attributes.c.position)
     )
 
 
-def _load_labels(conn: Connection, data: OrdersData, lines: list[Row]) -> None:
-    """Labels of line meta keys: global attributes (``pa_<slug>``) and the custom attributes of
-    the line products (a variation's from its parent, which is the line's ``product_id``)."""
-    keys = {
-        key
-        for order in data.orders.values()
-        for item in order.items_of("line_item")
-        for key, _ in order.item_meta.get(item["id"], [])
-    }
-    if not keys:
-        return
-    slugs = sorted({key[3:] for key in keys if key.startswith("pa_") and len(key) > 3})
-    if slugs:
-        query = global_labels_query(slugs)
-        data.global_labels = {f"pa_{slug}": name for slug, name in conn.execute(query)}
-    product_ids = _unique(item["product_id"] for item in lines)
-    if product_ids:
-        for product_id, name in conn.execute(custom_labels_query(product_ids)):
-            data.custom_labels.setdefault(product_id, []).append(name)
+def global_labels_query(order_ids: Ids) -> Select[Any]:
+    """The names of the global attributes the line meta keys of these orders name
+    (``pa_<slug>``)."""
+    keys = (
+        select(order_item_meta.c.meta_key)
+        .select_from(
+            order_item_meta.join(order_items, order_items.c.id == order_item_meta.c.item_id)
+        )
+        .where(ids_in(order_items.c.order_id, order_ids), order_items.c.item_type == "line_item")
+    )
+    return select(attributes.c.slug, attributes.c.name).where(
+        attributes.c.slug != "", (literal("pa_") + attributes.c.slug).in_(keys)
+    )
 
 
-def _load_customers(conn: Connection, data: OrdersData) -> None:
-    customer_ids = _unique(order.row["customer_id"] for order in data.orders.values())
-    customers = load_customers(conn, customer_ids)
-    for order in data.orders.values():
-        order.customer = customers.get(order.row["customer_id"])
+def custom_labels_query(order_ids: Ids) -> Select[Any]:
+    """The custom attribute names of the products of these orders' line items."""
+    return (
+        select(product_attributes.c.product_id, product_attributes.c.name)
+        .where(
+            product_attributes.c.product_id.in_(_line_items(order_ids, order_items.c.product_id)),
+            product_attributes.c.attribute_id.is_(None),
+        )
+        .order_by(
+            product_attributes.c.product_id, product_attributes.c.position, product_attributes.c.id
+        )
+    )
 
 
 def load_customers(conn: Connection, customer_ids: list[int]) -> dict[int, CustomerData]:
     """The users ``customer_ids`` as customers (profile addresses, order statistics), by id;
-    two statements (none without ids)."""
+    one statement (none without ids)."""
     if not customer_ids:
         return {}
+    bundle = _customers_bundle()
+    found = bundle.split(conn.execute(bundle.statement, {"customer_ids": customer_ids}))
+    return _customers(found["customers"], found["customer_stats"])
+
+
+@functools.cache
+def _customers_bundle() -> Bundle:
+    return Bundle(
+        {
+            "customers": customers_query("customer_ids"),
+            "customer_stats": customer_stats_query("customer_ids"),
+        }
+    )
+
+
+def _customers(rows: list[Row], stats: list[Row]) -> dict[int, CustomerData]:
     customers: dict[int, CustomerData] = {}
-    for row in conn.execute(customers_query(customer_ids)).mappings():
+    for row in rows:
         updated = max(d for d in (row["updated_at"], row["profile_updated_at"]) if d is not None)
         customers[row["id"]] = CustomerData(
             user=dict(row),
@@ -395,12 +443,19 @@ def load_customers(conn: Connection, customer_ids: list[int]) -> dict[int, Custo
             shipping=parse_meta(row["shipping"]),
             last_update=updated,
         )
-    if customers:
-        _load_customer_stats(conn, customers)
+    for row in stats:
+        customer = customers.get(row["customer_id"])
+        if customer is None:
+            continue
+        customer.orders_count = int(row["orders_count"])
+        spent = row["total_spent"]
+        customer.total_spent = Decimal(0) if spent is None else round(Decimal(spent), 6)
+        customer.last_order_id = row["last_order_id"]
+        customer.last_order_date = row["last_order_date"]
     return customers
 
 
-def customers_query(customer_ids: Sequence[int]) -> Select[Any]:
+def customers_query(customer_ids: Ids) -> Select[Any]:
     """The users (with their customer profiles) of these customer ids."""
     return (
         select(
@@ -410,11 +465,11 @@ def customers_query(customer_ids: Sequence[int]) -> Select[Any]:
             customer_profiles.c.updated_at.label("profile_updated_at"),
         )
         .select_from(users.outerjoin(customer_profiles, customer_profiles.c.user_id == users.c.id))
-        .where(users.c.id.in_(customer_ids))
+        .where(ids_in(users.c.id, customer_ids))
     )
 
 
-def customer_stats_query(customer_ids: Sequence[int]) -> Select[Any]:
+def customer_stats_query(customer_ids: Ids) -> Select[Any]:
     """Orders count, total spent and last order (id, date) of these customers."""
     paid = case((orders.c.status.in_(PAID_STATUSES), orders.c.total), else_=None)
     stats = (
@@ -424,7 +479,7 @@ def customer_stats_query(customer_ids: Sequence[int]) -> Select[Any]:
             func.sum(paid).label("total_spent"),
             func.max(orders.c.id).label("last_order_id"),
         )
-        .where(orders.c.customer_id.in_(customer_ids), orders.c.status != TRASH)
+        .where(ids_in(orders.c.customer_id, customer_ids), orders.c.status != TRASH)
         .group_by(orders.c.customer_id)
         .subquery()
     )
@@ -432,16 +487,6 @@ def customer_stats_query(customer_ids: Sequence[int]) -> Select[Any]:
     return select(stats, last.c.created_at.label("last_order_date")).select_from(
         stats.outerjoin(last, last.c.id == stats.c.last_order_id)
     )
-
-
-def _load_customer_stats(conn: Connection, customers: dict[int, CustomerData]) -> None:
-    for row in conn.execute(customer_stats_query(sorted(customers))).mappings():
-        customer = customers[row["customer_id"]]
-        customer.orders_count = int(row["orders_count"])
-        spent = row["total_spent"]
-        customer.total_spent = Decimal(0) if spent is None else round(Decimal(spent), 6)
-        customer.last_order_id = row["last_order_id"]
-        customer.last_order_date = row["last_order_date"]
 
 
 # --- trash and delete

@@ -14,6 +14,7 @@ status need (``product_kind``, ``update_to_trash``, ``delete_product``, ``get_va
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -21,9 +22,21 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Select, delete, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Executable,
+    Select,
+    delete,
+    func,
+    or_,
+    select,
+    union_all,
+    update,
+)
 
 from shopsvc.sql import paging
+from shopsvc.sql.bundle import Bundle, Ids, ids_in
 from shopsvc.sql.paging import Listable, ListFilters, escape_like
 from shopsvc.sql.tables import (
     attribute_terms,
@@ -179,6 +192,9 @@ def _options(text: str | None) -> list[str]:
 
 # --- loading
 
+#: The rows of each part of the child tables' statement (``Bundle.split``).
+Loaded = dict[str, list[dict[str, Any]]]
+
 
 def _chunks(ids: Iterable[int]) -> list[int]:
     return sorted({int(i) for i in ids})
@@ -188,22 +204,66 @@ def _rows_where(where: ColumnElement[bool]) -> Select[Any]:
     return select(products).where(where).order_by(products.c.menu_order, products.c.id)
 
 
-def rows_query(ids: Sequence[int]) -> Select[Any]:
-    """Products and variations by id (the requested rows, then their parents)."""
-    return _rows_where(products.c.id.in_(ids))
+def rows_query(ids: Ids) -> Select[Any]:
+    """Products and variations by id."""
+    return _rows_where(ids_in(products.c.id, ids))
 
 
-def children_query(parent_ids: Sequence[int]) -> Select[Any]:
+def children_query(parent_ids: Ids) -> Select[Any]:
     """The variations and grouped children of these products."""
-    return _rows_where(products.c.parent_id.in_(parent_ids))
+    return _rows_where(ids_in(products.c.parent_id, parent_ids))
 
 
-def _product_rows(conn: Connection, query: Select[Any]) -> list[dict[str, Any]]:
-    return [dict(row) for row in conn.execute(query).mappings()]
+@functools.cache
+def _family_rows() -> Select[Any]:
+    """The rows :func:`load_products` needs, in one statement (``ids``: the requested ones):
+    the requested rows, their parents, the children of both, and the children of those
+    children that are variable or grouped (duplicates possible; no order)."""
+    parents = select(products.c.parent_id).where(ids_in(products.c.id, "ids"))
+    family = or_(ids_in(products.c.parent_id, "ids"), products.c.parent_id.in_(parents))
+    kids = products.alias("kid")
+    grouping = select(kids.c.id).where(
+        kids.c.type.in_(PARENT_TYPES),
+        or_(ids_in(kids.c.parent_id, "ids"), kids.c.parent_id.in_(parents)),
+    )
+    return union_all(
+        select(products).where(ids_in(products.c.id, "ids")),
+        select(products).where(products.c.id.in_(parents)),
+        select(products).where(family),
+        select(products).where(products.c.parent_id.in_(grouping)),
+    )
+
+
+def family_query(ids: Sequence[int]) -> Executable:
+    """The statement :func:`load_product_rows` runs."""
+    return _family_rows().params(ids=list(ids))
+
+
+def load_product_rows(conn: Connection, ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The rows of the products ``ids`` and of their families (parents, children,
+    grandchildren that a price needs), in one statement; ``load_products(…, rows=…)`` takes
+    them (and the loader judges a product from them)."""
+    wanted = _chunks(i for i in ids if isinstance(i, int) and i > 0)
+    if not wanted:
+        return []
+    return [dict(row) for row in conn.execute(_family_rows(), {"ids": wanted}).mappings()]
+
+
+def kind_of(rows: Sequence[dict[str, Any]], product_id: int) -> dict[str, Any] | None:
+    """``{id, type, status, parent_id}`` of ``product_id`` among loaded rows (as
+    :func:`product_kind` reads it)."""
+    for row in rows:
+        if row["id"] == product_id:
+            return {key: row[key] for key in ("id", "type", "status", "parent_id")}
+    return None
 
 
 def load_products(
-    conn: Connection, ids: Sequence[int], *, hide_out_of_stock: bool = False
+    conn: Connection,
+    ids: Sequence[int],
+    *,
+    hide_out_of_stock: bool = False,
+    rows: Sequence[dict[str, Any]] | None = None,
 ) -> dict[int, ProductData]:
     """The products and variations of ``ids`` that exist, with all their children, by id.
 
@@ -211,48 +271,114 @@ def load_products(
     into the returned nodes, linked through ``parent`` and ``children``; the result is keyed by
     every loaded id, so ``result[i]`` exists for each requested ``i`` that exists.
     ``hide_out_of_stock`` (the store setting) leaves out-of-stock products out of
-    ``related_ids``.
+    ``related_ids``. Two statements: the rows (:func:`load_product_rows`; none when ``rows``
+    gives them) and every child table (:func:`children_bundle`).
     """
     wanted = _chunks(i for i in ids if isinstance(i, int) and i > 0)
     if not wanted:
         return {}
+    if rows is None:
+        rows = load_product_rows(conn, wanted)
+    by_id = {row["id"]: row for row in rows}
     nodes: dict[int, ProductData] = {}
 
-    def add(rows: Iterable[dict[str, Any]]) -> list[ProductData]:
+    def add(found: Iterable[dict[str, Any]]) -> list[ProductData]:
         added = []
-        for row in rows:
+        for row in found:
             if row["id"] not in nodes:
                 nodes[row["id"]] = ProductData(row=row)
             added.append(nodes[row["id"]])
         return added
 
+    def children_of(parent_ids: Iterable[int]) -> list[dict[str, Any]]:
+        chosen = set(parent_ids)
+        return [row for row in by_id.values() if row["parent_id"] in chosen]
+
     # 1. the requested rows; 2. their parents
-    requested = add(_product_rows(conn, rows_query(wanted)))
+    requested = add(by_id[i] for i in wanted if i in by_id)
     parent_ids = _chunks(p.row["parent_id"] for p in requested if p.row["parent_id"])
-    parent_ids = [i for i in parent_ids if i not in nodes]
-    if parent_ids:
-        add(_product_rows(conn, rows_query(parent_ids)))
+    add(by_id[i] for i in parent_ids if i not in nodes and i in by_id)
     # 3. the children of the requested rows and of their parents
     with_children = _chunks(nodes)
-    children = add(_product_rows(conn, children_query(with_children)))
+    children = add(children_of(with_children))
     loaded_children = set(with_children)
     # 4. the children of those children that are variable or grouped (for their prices)
     grand = [c.id for c in children if c.type in PARENT_TYPES and c.id not in loaded_children]
     if grand:
-        add(_product_rows(conn, children_query(grand)))
+        add(children_of(grand))
         loaded_children.update(grand)
 
     _link(nodes, loaded_children)
-    all_ids = _chunks(nodes)
-    _load_images(conn, nodes, all_ids)
-    _load_terms(conn, nodes, all_ids)
-    _load_attributes(conn, nodes, all_ids)
-    _load_variation_values(conn, nodes, all_ids)
-    _load_downloads(conn, nodes, all_ids)
-    _load_ratings(conn, nodes, all_ids)
     related_for = _chunks(n.id for n in nodes.values() if n.type != "variation")
-    _load_related(conn, nodes, related_for, hide_out_of_stock)
+    bundle = _children(hide_out_of_stock)
+    found = bundle.split(conn.execute(bundle.statement, _children_params(nodes, related_for)))
+    _load_images(nodes, found)
+    _load_terms(nodes, found)
+    _load_attributes(nodes, found)
+    _load_variation_values(nodes, found)
+    _load_downloads(nodes, found)
+    _load_ratings(nodes, found)
+    _load_related(nodes, related_for, found)
     return nodes
+
+
+def _children_params(nodes: dict[int, ProductData], related_for: list[int]) -> dict[str, Any]:
+    values = nodes.values()
+    return {
+        "ids": _chunks(nodes),
+        "image_ids": _chunks(n.row["image_id"] for n in values if n.row["image_id"]),
+        "class_ids": _chunks(
+            n.row["shipping_class_id"] for n in values if n.row["shipping_class_id"]
+        ),
+        "variation_ids": _chunks(n.id for n in values if n.type == "variation"),
+        "related_for": related_for,
+    }
+
+
+@functools.cache
+def _children(hide_out_of_stock: bool) -> Bundle:
+    """Every child table of some products in one statement, built once; executed with
+    ``ids`` (the products), ``image_ids`` (their featured images), ``class_ids`` (their
+    shipping classes), ``variation_ids`` and ``related_for`` (those whose ``related_ids`` are
+    wanted)."""
+    return Bundle(
+        {
+            "gallery": gallery_query("ids"),
+            "media": media_query("image_ids", gallery_of="ids"),
+            "terms": terms_query("ids"),
+            "shipping_classes": shipping_classes_query("class_ids"),
+            "attributes": attributes_query("ids"),
+            "attribute_terms": attribute_terms_query("ids"),
+            "variation_values": variation_values_query("variation_ids"),
+            "downloads": downloads_query("ids"),
+            "ratings": ratings_query("ids"),
+            "related": related_query(_listed_terms("related_for"), hide_out_of_stock),
+        }
+    )
+
+
+def children_bundle_query(ids: Sequence[int], hide_out_of_stock: bool = False) -> Executable:
+    """The statement :func:`load_products` runs for the child tables of the products ``ids``
+    (as if they were all the loaded rows: their images and classes are not read)."""
+    params = {
+        "ids": list(ids),
+        "image_ids": [],
+        "class_ids": [],
+        "variation_ids": list(ids),
+        "related_for": list(ids),
+    }
+    return _children(hide_out_of_stock).statement.params(**params)
+
+
+def _listed_terms(product_ids: Ids) -> Select[Any]:
+    """The categories and tags of these products."""
+    return (
+        select(product_terms.c.term_id)
+        .select_from(product_terms.join(terms, terms.c.id == product_terms.c.term_id))
+        .where(
+            ids_in(product_terms.c.product_id, product_ids), terms.c.taxonomy.in_((CATEGORY, TAG))
+        )
+    )
 
 
 def _link(nodes: dict[int, ProductData], loaded_children: set[int]) -> None:
@@ -270,32 +396,34 @@ def _link(nodes: dict[int, ProductData], loaded_children: set[int]) -> None:
         nodes[parent_id].children_loaded = True
 
 
-def gallery_query(ids: Sequence[int]) -> Select[Any]:
+def gallery_query(ids: Ids) -> Select[Any]:
     """The gallery (media ids, in order) of these products."""
     return (
         select(product_gallery.c.product_id, product_gallery.c.media_id)
-        .where(product_gallery.c.product_id.in_(ids))
+        .where(ids_in(product_gallery.c.product_id, ids))
         .order_by(product_gallery.c.product_id, product_gallery.c.position)
     )
 
 
-def media_query(media_ids: Sequence[int]) -> Select[Any]:
-    """The media rows of the products' featured images and galleries."""
-    return select(media).where(media.c.id.in_(media_ids))
+def media_query(media_ids: Ids, gallery_of: Ids | None = None) -> Select[Any]:
+    """The media rows ``media_ids`` (the products' featured images) and those of the galleries
+    of the products ``gallery_of``."""
+    where = ids_in(media.c.id, media_ids)
+    if gallery_of is not None:
+        gallery = select(product_gallery.c.media_id).where(
+            ids_in(product_gallery.c.product_id, gallery_of)
+        )
+        where = or_(where, media.c.id.in_(gallery))
+    return select(media).where(where)
 
 
-def _load_images(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    gallery = conn.execute(gallery_query(ids)).all()
-    media_ids = {n.row["image_id"] for n in nodes.values() if n.row["image_id"]}
-    media_ids.update(media_id for _, media_id in gallery)
-    if not media_ids:
+def _load_images(nodes: dict[int, ProductData], loaded: Loaded) -> None:
+    found = {row["id"]: row for row in loaded["media"]}
+    if not found:
         return
-    found = {
-        row["id"]: dict(row) for row in conn.execute(media_query(_chunks(media_ids))).mappings()
-    }
     lists: dict[int, list[int]] = defaultdict(list)
-    for product_id, media_id in gallery:
-        lists[product_id].append(media_id)
+    for row in loaded["gallery"]:
+        lists[row["product_id"]].append(row["media_id"])
     for node in nodes.values():
         id_list = ([node.row["image_id"]] if node.row["image_id"] else []) + lists.get(node.id, [])
         node.images = [
@@ -305,24 +433,24 @@ def _load_images(conn: Connection, nodes: dict[int, ProductData], ids: list[int]
         ]
 
 
-def terms_query(ids: Sequence[int]) -> Select[Any]:
+def terms_query(ids: Ids) -> Select[Any]:
     """The terms (categories, tags) of these products."""
     return (
         select(product_terms.c.product_id, terms.c.id, terms.c.taxonomy, terms.c.name)
         .select_from(product_terms.join(terms, terms.c.id == product_terms.c.term_id))
-        .where(product_terms.c.product_id.in_(ids))
+        .where(ids_in(product_terms.c.product_id, ids))
     )
 
 
-def shipping_classes_query(class_ids: Sequence[int]) -> Select[Any]:
+def shipping_classes_query(class_ids: Ids) -> Select[Any]:
     """The shipping classes the products name."""
-    return select(terms.c.id, terms.c.name, terms.c.slug).where(terms.c.id.in_(class_ids))
+    return select(terms.c.id, terms.c.name, terms.c.slug).where(ids_in(terms.c.id, class_ids))
 
 
-def _load_terms(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    rows = conn.execute(terms_query(ids)).all()
-    for product_id, term_id, taxonomy, name in rows:
-        node = nodes[product_id]
+def _load_terms(nodes: dict[int, ProductData], loaded: Loaded) -> None:
+    for row in loaded["terms"]:
+        term_id, taxonomy, name = row["id"], row["taxonomy"], row["name"]
+        node = nodes[row["product_id"]]
         if taxonomy in (CATEGORY, TAG):
             node.term_ids.append(term_id)
         if taxonomy == CATEGORY:
@@ -334,14 +462,12 @@ def _load_terms(conn: Connection, nodes: dict[int, ProductData], ids: list[int])
     )
     if not class_ids:
         return
-    classes = {
-        row["id"]: dict(row) for row in conn.execute(shipping_classes_query(class_ids)).mappings()
-    }
+    classes = {row["id"]: row for row in loaded["shipping_classes"]}
     for node in nodes.values():
         node.shipping_class = classes.get(node.row["shipping_class_id"])
 
 
-def attributes_query(ids: Sequence[int]) -> Select[Any]:
+def attributes_query(ids: Ids) -> Select[Any]:
     """The attributes (global and custom) of these products."""
     return (
         select(
@@ -355,7 +481,7 @@ def attributes_query(ids: Sequence[int]) -> Select[Any]:
                 attributes, attributes.c.id == product_attributes.c.attribute_id
             )
         )
-        .where(product_attributes.c.product_id.in_(ids))
+        .where(ids_in(product_attributes.c.product_id, ids))
         .order_by(
             product_attributes.c.product_id,
             product_attributes.c.position,
@@ -364,7 +490,7 @@ def attributes_query(ids: Sequence[int]) -> Select[Any]:
     )
 
 
-def attribute_terms_query(ids: Sequence[int]) -> Select[Any]:
+def attribute_terms_query(ids: Ids) -> Select[Any]:
     """The chosen terms of these products' global attributes."""
     return (
         select(
@@ -381,18 +507,18 @@ def attribute_terms_query(ids: Sequence[int]) -> Select[Any]:
                 attribute_terms.c.id == product_attribute_terms.c.attribute_term_id,
             )
         )
-        .where(product_attribute_terms.c.product_id.in_(ids))
+        .where(ids_in(product_attribute_terms.c.product_id, ids))
     )
 
 
-def _load_attributes(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    rows = [dict(row) for row in conn.execute(attributes_query(ids)).mappings()]
+def _load_attributes(nodes: dict[int, ProductData], loaded: Loaded) -> None:
+    rows = loaded["attributes"]
     if not rows:
         return
     chosen: dict[tuple[int, int], list[dict[str, Any]]] = defaultdict(list)
     if any(row["attribute_id"] is not None for row in rows):
-        for term in conn.execute(attribute_terms_query(ids)).mappings():
-            chosen[(term["product_id"], term["attribute_id"])].append(dict(term))
+        for term in loaded["attribute_terms"]:
+            chosen[(term["product_id"], term["attribute_id"])].append(term)
     for row in rows:
         node = nodes[row["product_id"]]
         if row["attribute_id"] is not None:
@@ -423,7 +549,7 @@ def _load_attributes(conn: Connection, nodes: dict[int, ProductData], ids: list[
         node.attributes.append(attribute)
 
 
-def variation_values_query(variation_ids: Sequence[int]) -> Select[Any]:
+def variation_values_query(variation_ids: Ids) -> Select[Any]:
     """The attribute values of these variations."""
     return (
         select(
@@ -431,41 +557,42 @@ def variation_values_query(variation_ids: Sequence[int]) -> Select[Any]:
             variation_attributes.c.attribute_key,
             variation_attributes.c.value,
         )
-        .where(variation_attributes.c.variation_id.in_(variation_ids))
+        .where(ids_in(variation_attributes.c.variation_id, variation_ids))
         .order_by(variation_attributes.c.variation_id, variation_attributes.c.attribute_key)
     )
 
 
-def _load_variation_values(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    variation_ids = [i for i in ids if nodes[i].type == "variation"]
-    if not variation_ids:
-        return
-    rows = conn.execute(variation_values_query(variation_ids)).all()
-    for variation_id, key, value in rows:
-        nodes[variation_id].variation_values[key] = value
+def _load_variation_values(nodes: dict[int, ProductData], loaded: Loaded) -> None:
+    for row in loaded["variation_values"]:
+        nodes[row["variation_id"]].variation_values[row["attribute_key"]] = row["value"]
 
 
-def downloads_query(ids: Sequence[int]) -> Select[Any]:
+def downloads_query(ids: Ids) -> Select[Any]:
     """The downloadable files of these products."""
     return (
         select(downloads.c.product_id, downloads.c.download_key, downloads.c.name, downloads.c.file)
-        .where(downloads.c.product_id.in_(ids))
+        .where(ids_in(downloads.c.product_id, ids))
         .order_by(downloads.c.product_id, downloads.c.position, downloads.c.id)
     )
 
 
-def _load_downloads(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    rows = conn.execute(downloads_query(ids)).all()
-    for product_id, key, name, file in rows:
-        nodes[product_id].downloads.append({"id": key, "name": name, "file": file})
+def _load_downloads(nodes: dict[int, ProductData], loaded: Loaded) -> None:
+    for row in loaded["downloads"]:
+        nodes[row["product_id"]].downloads.append(
+            {"id": row["download_key"], "name": row["name"], "file": row["file"]}
+        )
 
 
-def ratings_query(ids: Sequence[int]) -> Select[Any]:
+def ratings_query(ids: Ids) -> Select[Any]:
     """The number and sum of the approved ratings of these products."""
     return (
-        select(reviews.c.product_id, func.count(), func.sum(reviews.c.rating))
+        select(
+            reviews.c.product_id,
+            func.count().label("number"),
+            func.sum(reviews.c.rating).label("total"),
+        )
         .where(
-            reviews.c.product_id.in_(ids),
+            ids_in(reviews.c.product_id, ids),
             reviews.c.approved.is_(True),
             reviews.c.rating > 0,
         )
@@ -473,16 +600,13 @@ def ratings_query(ids: Sequence[int]) -> Select[Any]:
     )
 
 
-def _load_ratings(conn: Connection, nodes: dict[int, ProductData], ids: list[int]) -> None:
-    rows = conn.execute(ratings_query(ids)).all()
-    for product_id, number, total in rows:
-        nodes[product_id].rating_count = int(number)
-        nodes[product_id].rating_total = int(total or 0)
+def _load_ratings(nodes: dict[int, ProductData], loaded: Loaded) -> None:
+    for row in loaded["ratings"]:
+        nodes[row["product_id"]].rating_count = int(row["number"])
+        nodes[row["product_id"]].rating_total = int(row["total"] or 0)
 
 
-def _load_related(
-    conn: Connection, nodes: dict[int, ProductData], ids: list[int], hide_out_of_stock: bool
-) -> None:
+def _load_related(nodes: dict[int, ProductData], ids: list[int], loaded: Loaded) -> None:
     """Up to ``RELATED_LIMIT`` other published, catalog-visible products sharing a category or
     tag with each of ``ids``, ascending id (decisions.md §5: deterministic).
 
@@ -493,10 +617,9 @@ def _load_related(
     wanted = [i for i in ids if nodes[i].term_ids]
     if not wanted:
         return
-    term_ids = _chunks(t for i in wanted for t in nodes[i].term_ids)
     members: dict[int, list[int]] = defaultdict(list)
-    for term_id, product_id in conn.execute(related_query(term_ids, hide_out_of_stock)).all():
-        members[term_id].append(int(product_id))
+    for row in loaded["related"]:
+        members[row["term_id"]].append(int(row["product_id"]))
     for product_id in wanted:
         node = nodes[product_id]
         found = {other for t in node.term_ids for other in members.get(t, ())}
@@ -504,7 +627,7 @@ def _load_related(
         node.related_ids = sorted(found)[:RELATED_LIMIT]
 
 
-def related_query(term_ids: Sequence[int], hide_out_of_stock: bool) -> Select[Any]:
+def related_query(term_ids: Sequence[int] | Select[Any], hide_out_of_stock: bool) -> Select[Any]:
     """``(term_id, product_id)``: the ``RELATED_LIMIT + 1`` smallest ids of the published,
     catalog-visible products of each of these categories and tags (``related_ids``)."""
     conditions = [

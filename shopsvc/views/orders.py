@@ -88,9 +88,9 @@ def list_statuses(context: OrderStatuses, request: Request) -> Response:
 
 @view_config(context=Order, **READ)
 def get_order(context: Order, request: Request) -> Response:
-    ORDERS.load(request, context.id, "read")
+    row = ORDERS.load(request, context.id, "read")
     options = options_from_filters(request.filters)
-    record = order_record(request.record_context, context.id, options)
+    record = order_record(request.record_context, context.id, options, row)
     return rendering.single(request, "order", record)
 
 

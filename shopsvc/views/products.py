@@ -112,8 +112,16 @@ def count_products(context: ProductsCount, request: Request) -> Response:
 
 @view_config(context=Product, **READ)
 def get_product(context: Product, request: Request) -> Response:
-    PRODUCTS.load(request, context.id, "read")
-    (record,) = _with_meta(request, [product_record(request.record_context, context.id)])
+    # The loader judges the product from the rows its record is built from: one statement.
+    rows: list[dict[str, Any]] = []
+
+    def fetch(conn: Any, product_id: int) -> dict[str, Any] | None:
+        rows[:] = products_sql.load_product_rows(conn, [product_id])
+        return products_sql.kind_of(rows, product_id)
+
+    PRODUCTS.load(request, context.id, "read", fetch=fetch)
+    record = product_record(request.record_context, context.id, rows=rows)
+    (record,) = _with_meta(request, [record])
     return rendering.single(request, "product", record)
 
 

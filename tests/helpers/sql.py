@@ -75,3 +75,12 @@ def statements(target: TestApp | sa.Engine, *words: str) -> Iterator[list[str]]:
         yield seen
     finally:
         sa.event.remove(engine, "before_cursor_execute", record)
+
+
+#: Statements that only frame transactions (SQLite's explicit BEGIN, savepoints).
+CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "END")
+
+
+def queries(seen: list[str]) -> list[str]:
+    """The statements of ``seen`` that are not transaction control."""
+    return [sql for sql in seen if sql.split(None, 1)[0].upper() not in CONTROL]

@@ -13,7 +13,7 @@ from shopsvc.sql.tables import tax_rates
 from tests.catalog_factory import CatalogFactory
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.orders import URL, OrderFactory
-from tests.helpers.sql import statements
+from tests.helpers.sql import queries, statements
 
 
 def seed(conn: sa.Connection, count: int) -> None:
@@ -87,5 +87,7 @@ def test_single_read_statement_count_is_fixed(
     for order_id in (1, 2, 3):
         with statements(app) as seen:
             api.get(f"{URL}/{order_id}")
-        counts.add(len(seen))
-    assert max(counts) <= 12, counts
+        counts.add(len(queries(seen)))
+    # issue 10: at most 4 per single-record GET, authentication included (steady state: the
+    # key's last_access was written by the first request); transaction control not counted
+    assert max(counts) <= 4, counts
