@@ -127,6 +127,12 @@ CENT = 10_000
 SPAN = dt.timedelta(days=730)
 CATALOGUE_SPAN = dt.timedelta(days=180)
 
+# The catalogue's own slug rule for the terms a run creates.
+_find_or_create_term = functools.partial(sql.find_or_create_term, unique_slug=catalog.unique_slug)
+_find_or_create_attribute_terms = functools.partial(
+    sql.find_or_create_attribute_terms, unique_slug=catalog.unique_slug
+)
+
 
 # --------------------------------------------------------------------------------------------
 # Vocabulary
@@ -611,14 +617,14 @@ def _setup_catalogue(engine: Engine) -> Catalogue:
         class_slugs = sql.tax_class_slugs(conn)
         reduced_class = REDUCED_CLASS[1] if REDUCED_CLASS[1] in class_slugs else ""
         shipping_ids = {
-            slug: sql.find_or_create_term(conn, "product_shipping_class", name, slug)
+            slug: _find_or_create_term(conn, "product_shipping_class", name, slug)
             for slug, name in SHIPPING_CLASSES.items()
         }
-        tag_ids = tuple(sql.find_or_create_term(conn, "product_tag", n, _slug(n)) for n in TAGS)
+        tag_ids = tuple(_find_or_create_term(conn, "product_tag", n, _slug(n)) for n in TAGS)
         global_attributes = []
         for name, slug, options in (("Color", "color", COLORS), ("Size", "size", SIZES)):
             attribute_id = sql.find_or_create_attribute(conn, name, slug)
-            found = sql.find_or_create_attribute_terms(
+            found = _find_or_create_attribute_terms(
                 conn, attribute_id, [(option, _slug(option)) for option in options]
             )
             terms = tuple((o, found[o][1], found[o][0]) for o in options)
@@ -627,11 +633,11 @@ def _setup_catalogue(engine: Engine) -> Catalogue:
         sections = []
         for section in SECTIONS:
             description = f"Our {section.name.lower()} collection."
-            top = sql.find_or_create_term(
+            top = _find_or_create_term(
                 conn, "product_cat", section.name, _slug(section.name), 0, description
             )
             children = tuple(
-                (sql.find_or_create_term(conn, "product_cat", name, _slug(name), top), nouns)
+                (_find_or_create_term(conn, "product_cat", name, _slug(name), top), nouns)
                 for name, nouns in section.children
             )
             if section.variations == "color-size":

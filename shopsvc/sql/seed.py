@@ -18,7 +18,7 @@ multi-row ``executemany`` and with a tenth of its client CPU) and by the driver'
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -36,6 +36,7 @@ from sqlalchemy import (
     update,
 )
 
+from shopsvc.sql.common import slugs_like
 from shopsvc.sql.tables import (
     attribute_terms,
     attributes,
@@ -50,6 +51,9 @@ from shopsvc.sql.tables import (
 )
 
 Row = dict[str, Any]
+
+#: ``unique_slug(base, taken)``: the slug a new row gets (``domain.catalog.unique_slug``).
+SlugRule = Callable[[str, Collection[str]], str]
 
 
 # --- ids
@@ -224,9 +228,11 @@ def find_or_create_term(
     slug: str,
     parent_id: int = 0,
     description: str = "",
+    *,
+    unique_slug: SlugRule,
 ) -> int:
-    """The term of ``taxonomy`` named ``name`` under ``parent_id`` (case-insensitively), else the
-    one with ``slug``, else a new one (its slug made free with a numeric suffix)."""
+    """The term of ``taxonomy`` named ``name`` under ``parent_id`` (case-insensitively), else a
+    new one, its slug ``unique_slug(slug, the slugs it must avoid)`` (the domain's rule)."""
     scope = and_(terms.c.taxonomy == taxonomy)
     by_name = select(terms.c.id).where(
         scope, terms.c.parent_id == parent_id, func.lower(terms.c.name) == name.lower()
@@ -234,14 +240,7 @@ def find_or_create_term(
     found = conn.execute(by_name).scalar()
     if found is not None:
         return int(found)
-    taken = set(
-        conn.execute(
-            select(terms.c.slug).where(
-                scope, or_(terms.c.slug == slug, terms.c.slug.startswith(slug + "-"))
-            )
-        ).scalars()
-    )
-    free = _free_slug(slug, taken)
+    free = unique_slug(slug, slugs_like(conn, terms.c.slug, slug, scope))
     statement = (
         insert(terms)
         .values(
@@ -255,15 +254,6 @@ def find_or_create_term(
         .returning(terms.c.id)
     )
     return int(conn.execute(statement).scalar_one())
-
-
-def _free_slug(slug: str, taken: set[str]) -> str:
-    if slug not in taken:
-        return slug
-    number = 2
-    while f"{slug}-{number}" in taken:
-        number += 1
-    return f"{slug}-{number}"
 
 
 def find_or_create_attribute(conn: Connection, name: str, slug: str) -> int:
@@ -280,7 +270,11 @@ def find_or_create_attribute(conn: Connection, name: str, slug: str) -> int:
 
 
 def find_or_create_attribute_terms(
-    conn: Connection, attribute_id: int, names: Sequence[tuple[str, str]]
+    conn: Connection,
+    attribute_id: int,
+    names: Sequence[tuple[str, str]],
+    *,
+    unique_slug: SlugRule,
 ) -> dict[str, tuple[int, str]]:
     """``name → (term id, slug)`` of the attribute's terms ``names`` (``(name, slug)`` pairs),
     those missing created (matched by name, case-insensitively; a new one's slug made free)."""
@@ -295,7 +289,7 @@ def find_or_create_attribute_terms(
     for order, (name, slug) in enumerate(names):
         existing = by_name.get(name.lower())
         if existing is None:
-            free = _free_slug(slug, slugs)
+            free = unique_slug(slug, slugs)
             term_id = conn.execute(
                 insert(attribute_terms)
                 .values(attribute_id=attribute_id, name=name, slug=free, menu_order=order)
