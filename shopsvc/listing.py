@@ -9,10 +9,10 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 from shopsvc.errors import invalid_param
 from shopsvc.settings import Settings
+from shopsvc.sql.paging import ListFilters
 
 LEADING_DIGITS = re.compile(r"\s*([0-9]+)")
 #: The largest query integer (``page``, ``filter[offset]``, ids): what an INTEGER column holds.
@@ -32,20 +32,8 @@ COMMON_ORDERBY = {
 }
 
 
-@dataclass(frozen=True)
-class ListParams:
-    page: int = 1
-    limit: int = 10
-    offset: int = 0
-    descending: bool = True
-    orderby: str = "created_at"
-    ids_in: tuple[int, ...] | None = None
-    ids_not_in: tuple[int, ...] = ()
-    created_min: dt.datetime | None = None
-    created_max: dt.datetime | None = None
-    updated_min: dt.datetime | None = None
-    updated_max: dt.datetime | None = None
-    q: str = ""
+#: The common list parameters of a request (one definition, in the pager).
+ListParams = ListFilters
 
 
 def _bounded_int(digits: str, name: str, ceiling: int | None) -> int:

@@ -20,6 +20,7 @@ from shopsvc.cli import main
 from shopsvc.db import parameter_shape
 from shopsvc.settings import load_settings
 from shopsvc.sql import catalog, products
+from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import metadata
 from tests.helpers.api import ROOT, Credentials, authorised
 
@@ -76,7 +77,7 @@ def test_the_catalog_covers_the_queries_a_dba_asks_about() -> None:
 def test_a_named_query_is_the_statement_the_service_runs() -> None:
     """``products.page`` is ``sql.products.page_query`` of the same parameters."""
     built = catalog.get("products.page").build({"category": "shirts", "page": "3", "q": "red"})
-    page = catalog.Page(page=3, offset=20, q="red")
+    page = ListFilters(page=3, offset=20, q="red")
     expected = products.page_query(page, products.ProductFilters(categories=("shirts",)))
     dialect = sa.create_engine("sqlite://").dialect
     assert dba.compiled_sql(built, dialect) == dba.compiled_sql(catalog.Built(expected), dialect)

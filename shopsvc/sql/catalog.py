@@ -34,7 +34,7 @@ from shopsvc.sql import (
     terms,
     webhooks,
 )
-from shopsvc.sql.paging import Listable
+from shopsvc.sql.paging import Listable, ListFilters
 from shopsvc.sql.tables import utc_now
 
 
@@ -49,25 +49,6 @@ class Built:
 
     statement: Executable
     parameters: dict[str, Any] | None = None
-
-
-@dataclass(frozen=True)
-class Page:
-    """The common list parameters (``sql.paging.ListFilters``), as ``shopsvc.listing`` parses
-    them from a request."""
-
-    page: int = 1
-    limit: int = 10
-    offset: int = 0
-    descending: bool = True
-    orderby: str = "created_at"
-    ids_in: tuple[int, ...] | None = None
-    ids_not_in: tuple[int, ...] = ()
-    created_min: dt.datetime | None = None
-    created_max: dt.datetime | None = None
-    updated_min: dt.datetime | None = None
-    updated_max: dt.datetime | None = None
-    q: str = ""
 
 
 class Args:
@@ -160,7 +141,7 @@ class Args:
         listable: Listable,
         default_orderby: str = "created_at",
         fixed_order: str | None = None,
-    ) -> Page:
+    ) -> ListFilters:
         """The common list keys (``shopsvc.listing.parse_list_params``); ``orderby`` is a sort
         key of the list; a list with a ``fixed_order`` ignores ``order`` and ``orderby``."""
         page = max(1, self.integer("page", 1))
@@ -176,7 +157,7 @@ class Args:
             raise FilterError(f"orderby: {orderby!r} is not one of {choices}")
         if order not in ("ASC", "DESC"):
             raise FilterError(f"order: {order!r} is not ASC or DESC")
-        return Page(
+        return ListFilters(
             page=page,
             limit=limit,
             offset=offset if offset else (page - 1) * limit,

@@ -2,27 +2,31 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, Select, Table, and_, func, or_, select
 
 
-class ListFilters(Protocol):
-    """What the pager reads of ``shopsvc.listing.ListParams`` (sql does not import above it)."""
+@dataclass(frozen=True)
+class ListFilters:
+    """The common list parameters: ``shopsvc.listing`` parses them from a request (as
+    ``ListParams``), ``sql.catalog`` from ``--filter`` pairs."""
 
-    limit: int
-    offset: int
-    descending: bool
-    orderby: str
-    ids_in: tuple[int, ...] | None
-    ids_not_in: tuple[int, ...]
-    created_min: Any
-    created_max: Any
-    updated_min: Any
-    updated_max: Any
-    q: str
+    page: int = 1
+    limit: int = 10
+    offset: int = 0
+    descending: bool = True
+    orderby: str = "created_at"
+    ids_in: tuple[int, ...] | None = None
+    ids_not_in: tuple[int, ...] = ()
+    created_min: dt.datetime | None = None
+    created_max: dt.datetime | None = None
+    updated_min: dt.datetime | None = None
+    updated_max: dt.datetime | None = None
+    q: str = ""
 
 
 @dataclass(frozen=True)
