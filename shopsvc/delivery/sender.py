@@ -198,20 +198,8 @@ def _store(
         raise _LostClaim
     if outcome.state == "delivered":
         sql.reset_failures(conn, row["webhook_id"])
-    sql.log_attempt(
-        conn,
-        {
-            "delivery_id": row["delivery_id"],
-            "webhook_id": row["webhook_id"],
-            "topic": row["topic"],
-            "resource_id": row["resource_id"],
-            "attempt": attempt_no,
-            "status": outcome.status,
-            "error": outcome.error,
-            "duration_ms": duration_ms,
-            "at": now,
-        },
-    )
+    entry = sql.attempt_entry(row, attempt_no, outcome.status, outcome.error, duration_ms, now)
+    sql.log_attempt(conn, entry)
     if disabling:
         cancelled = sql.disable(conn, row["webhook_id"], now)
         log.warning(

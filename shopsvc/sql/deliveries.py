@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -263,6 +263,29 @@ def log_attempt(conn: Connection, values: Row) -> None:
     conn.execute(log_attempt_query(values))
 
 
+def attempt_entry(
+    delivery: Mapping[str, Any],
+    attempt: int,
+    status: int | None,
+    error: str | None,
+    duration_ms: int,
+    at: dt.datetime,
+) -> Row:
+    """The attempt log's row for an attempt (or a cancel, or a drop) of ``delivery`` (a
+    ``webhook_deliveries`` row)."""
+    return {
+        "delivery_id": delivery["delivery_id"],
+        "webhook_id": delivery["webhook_id"],
+        "topic": delivery["topic"],
+        "resource_id": delivery["resource_id"],
+        "attempt": attempt,
+        "status": status,
+        "error": error,
+        "duration_ms": duration_ms,
+        "at": at,
+    }
+
+
 # --- the webhook's failure count
 
 
@@ -301,32 +324,19 @@ def disable(conn: Connection, webhook_id: int, now: dt.datetime) -> int:
 def cancel_pending(conn: Connection, webhook_id: int, now: dt.datetime, reason: str) -> int:
     """Cancel the webhook's pending deliveries (claimed ones included: their senders' results
     are no longer stored), each logged with ``reason``; how many. Three statements."""
-    pending = conn.execute(
-        select(_d.c.id, _d.c.delivery_id, _d.c.topic, _d.c.resource_id, _d.c.attempts).where(
-            _d.c.webhook_id == webhook_id, _d.c.state == PENDING
-        )
-    ).all()
+    pending = (
+        conn.execute(select(_d).where(_d.c.webhook_id == webhook_id, _d.c.state == PENDING))
+        .mappings()
+        .all()
+    )
     if not pending:
         return 0
     conn.execute(
         update(_d)
-        .where(_d.c.id.in_([row.id for row in pending]), _d.c.state == PENDING)
+        .where(_d.c.id.in_([row["id"] for row in pending]), _d.c.state == PENDING)
         .values(state="cancelled", claim_token=None, claimed_until=None, updated_at=now)
     )
-    log = [
-        {
-            "delivery_id": row.delivery_id,
-            "webhook_id": webhook_id,
-            "topic": row.topic,
-            "resource_id": row.resource_id,
-            "attempt": row.attempts,
-            "status": None,
-            "error": reason,
-            "duration_ms": 0,
-            "at": now,
-        }
-        for row in pending
-    ]
+    log = [attempt_entry(row, row["attempts"], None, reason, 0, now) for row in pending]
     conn.execute(insert(webhook_attempts), log)
     return len(pending)
 
