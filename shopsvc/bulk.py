@@ -50,12 +50,16 @@ class Sequential(Exception):
 class Batch(Protocol):
     """A family's set-based bulk writer (see the module docstring).
 
-    ``plan`` runs once per element, in input order, before anything is written: it makes the
-    element's checks (raising its :class:`ApiError`) and returns what ``write`` needs; it may read
-    but never write, and it must see earlier elements' planned effects where a one-by-one run
-    would (or raise :class:`Sequential`). ``write`` writes all plans and returns their record
-    ids, in plan order. ``records`` loads those records, in the order of the ids given, in a
-    constant number of statements."""
+    ``prepare`` sees every element (as sent: not necessarily objects) once, before the first
+    plan, to load what the plans will read in a constant number of statements. ``plan`` runs
+    once per element, in input order, before anything is written: it makes the element's
+    checks (raising its :class:`ApiError`) and returns what ``write`` needs; it may read but
+    never write, and it must see earlier elements' planned effects where a one-by-one run would
+    (or raise :class:`Sequential`). ``write`` writes all plans and returns their record ids, in
+    plan order. ``records`` loads those records, in the order of the ids given, in a constant
+    number of statements."""
+
+    def prepare(self, elements: Sequence[Any]) -> None: ...
 
     def plan(self, element: Element) -> Any: ...
 
@@ -82,6 +86,7 @@ def _set_based(
     results: list[dict[str, Any] | None] = [None] * len(items)
     planned: list[tuple[int, Any]] = []
     try:
+        batch.prepare(items)
         for index, element in enumerate(items):
             try:
                 if not isinstance(element, dict):
