@@ -117,16 +117,29 @@ class Authenticator:
     def identity(self) -> Identity:
         """Find and verify the key, record its OAuth nonce and last access, check its rights.
 
-        The key is read in a read-only transaction; the writes (the nonce, ``last_access`` at most
-        once a minute) go to a short write transaction of their own, taken only when there is
-        something to write. Should the request's own transaction already be open, everything
-        runs in it instead: a request never waits for a lock that it holds itself."""
-        engine = self.request.registry.engine
-        own = self.request.environ.get("shopsvc.connection")
+        The key is read in a read-only transaction: a read's own (the request's connection, which
+        it goes on to use), or, before a write takes its write lock, one of its own. The writes
+        (the nonce, ``last_access`` at most once a minute) go to a short write transaction of
+        their own, taken only when there is something to write, with the read transaction ended
+        first. Should the request's own write transaction already be open, everything runs in
+        it instead: a request never waits for a lock that it holds itself."""
+        request = self.request
+        engine = request.registry.engine
+        own = request.environ.get("shopsvc.connection")
         now = utc_now()
-        if own is not None:
+        if own is not None and own.info.get("write"):
             key, nonce = self._key(own)
             self._record(own, key, nonce, now)
+        elif request.method in READ_METHODS:
+            conn = request.db
+            key, nonce = self._key(conn)
+            if nonce is not None or auth_sql.needs_touch(key["last_access"], now):
+                conn.commit()  # a reader's snapshot must not hold up the write (SQLite)
+                with write_transaction(engine) as writer:
+                    self._record(writer, key, nonce, now)
+                conn.begin()
+            else:
+                self._check_permissions(key)
         else:
             with engine.connect() as conn, conn.begin():
                 key, nonce = self._key(conn)

@@ -6,16 +6,28 @@ import datetime as dt
 import hashlib
 from typing import Any
 
-from sqlalchemy import Connection, Delete, Select, delete, func, insert, select, update
+from sqlalchemy import (
+    BindParameter,
+    Connection,
+    Delete,
+    Select,
+    bindparam,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
+from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import api_keys, oauth_nonces, users
 
 # last_access is written at most once a minute per key, so reads do not all become writes.
 LAST_ACCESS_RESOLUTION = dt.timedelta(minutes=1)
 
 
-def find_key_query(key_hash: str) -> Select[Any]:
+def find_key_query(key_hash: str | BindParameter[str]) -> Select[Any]:
     """The key with this consumer-key hash, with its user's login and role."""
     return (
         select(
@@ -35,8 +47,12 @@ def find_key_query(key_hash: str) -> Select[Any]:
 def find_key(conn: Connection, key_hash: str) -> dict[str, Any] | None:
     """The key with this consumer-key hash, with its user's login and role (None if the user
     is gone)."""
-    row = conn.execute(find_key_query(key_hash)).mappings().first()
-    return dict(row) if row else None
+    rows = _FIND_KEY.mappings(conn, {"key_hash": key_hash})
+    return rows[0] if rows else None
+
+
+#: Every authenticated request runs it: built and compiled once.
+_FIND_KEY = Prepared(find_key_query(bindparam("key_hash")))
 
 
 def needs_touch(last_access: dt.datetime | None, now: dt.datetime) -> bool:

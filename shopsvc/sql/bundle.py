@@ -48,6 +48,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import NullType, TypeDecorator, TypeEngine
 
+from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import Id, Money
 
 # --- ids bound as one parameter
@@ -178,6 +179,11 @@ class Bundle:
         self.statement: CompoundSelect = union.order_by(
             union.selected_columns.part, union.selected_columns.seq
         )
+        self.prepared = Prepared(self.statement)
+
+    def run(self, conn: Any, params: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
+        """Each part's rows, the statement executed with ``params``."""
+        return self.split(self.prepared.rows(conn, params))
 
     def split(self, rows: Any) -> dict[str, list[dict[str, Any]]]:
         """Each part's rows (``conn.execute(bundle.statement)``), in the part's order."""

@@ -31,11 +31,13 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Connection,
     Executable,
     Select,
     and_,
+    bindparam,
     case,
     delete,
     func,
@@ -48,6 +50,7 @@ from sqlalchemy import (
 from shopsvc.sql import paging
 from shopsvc.sql.bundle import Bundle, Ids, ids_in
 from shopsvc.sql.paging import Listable, ListFilters, common_filters
+from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import (
     attributes,
     customer_profiles,
@@ -92,15 +95,18 @@ SEARCHED = (
 LISTABLE = Listable.dated(orders, search=SEARCHED)
 
 
-def get_query(order_id: int) -> Select[Any]:
+def get_query(order_id: int | BindParameter[int]) -> Select[Any]:
     """The ``orders`` row ``order_id``."""
     return select(orders).where(orders.c.id == order_id)
 
 
+_GET = Prepared(get_query(bindparam("order_id")))
+
+
 def get(conn: Connection, order_id: int) -> dict[str, Any] | None:
     """The ``orders`` row ``order_id``, or None."""
-    row = conn.execute(get_query(order_id)).mappings().first()
-    return dict(row) if row else None
+    rows = _GET.mappings(conn, {"order_id": order_id})
+    return rows[0] if rows else None
 
 
 def get_for_update(conn: Connection, order_id: int) -> dict[str, Any] | None:
@@ -282,7 +288,7 @@ def load_orders(
     if not wanted:
         return data
     if rows is None:
-        rows = [dict(row) for row in conn.execute(rows_query(wanted)).mappings()]
+        rows = _ROWS.mappings(conn, {"ids": wanted})
     for row in rows:
         if row["id"] in wanted:
             data.orders[row["id"]] = OrderData(row=dict(row))
@@ -291,9 +297,7 @@ def load_orders(
     order_ids = sorted(data.orders)
     customer_ids = _unique(order.row["customer_id"] for order in data.orders.values())
     bundle = _children(bool(customer_ids))
-    found = bundle.split(
-        conn.execute(bundle.statement, {"order_ids": order_ids, "customer_ids": customer_ids})
-    )
+    found = bundle.run(conn, {"order_ids": order_ids, "customer_ids": customer_ids})
     for item in found["items"]:
         data.orders[item["order_id"]].items.append(item)
     for meta in found["item_meta"]:
@@ -312,6 +316,9 @@ def load_orders(
 def rows_query(ids: Ids) -> Select[Any]:
     """The ``orders`` rows of a page of records."""
     return select(orders).where(ids_in(orders.c.id, ids))
+
+
+_ROWS = Prepared(rows_query("ids"))
 
 
 @functools.cache
@@ -419,7 +426,7 @@ def load_customers(conn: Connection, customer_ids: list[int]) -> dict[int, Custo
     if not customer_ids:
         return {}
     bundle = _customers_bundle()
-    found = bundle.split(conn.execute(bundle.statement, {"customer_ids": customer_ids}))
+    found = bundle.run(conn, {"customer_ids": customer_ids})
     return _customers(found["customers"], found["customer_stats"])
 
 

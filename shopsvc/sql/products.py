@@ -38,6 +38,7 @@ from sqlalchemy import (
 from shopsvc.sql import paging
 from shopsvc.sql.bundle import Bundle, Ids, ids_in
 from shopsvc.sql.paging import Listable, ListFilters, escape_like
+from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import (
     attribute_terms,
     attributes,
@@ -234,6 +235,11 @@ def _family_rows() -> Select[Any]:
     )
 
 
+@functools.cache
+def _family_prepared() -> Prepared:
+    return Prepared(_family_rows())
+
+
 def family_query(ids: Sequence[int]) -> Executable:
     """The statement :func:`load_product_rows` runs."""
     return _family_rows().params(ids=list(ids))
@@ -246,7 +252,7 @@ def load_product_rows(conn: Connection, ids: Sequence[int]) -> list[dict[str, An
     wanted = _chunks(i for i in ids if isinstance(i, int) and i > 0)
     if not wanted:
         return []
-    return [dict(row) for row in conn.execute(_family_rows(), {"ids": wanted}).mappings()]
+    return _family_prepared().mappings(conn, {"ids": wanted})
 
 
 def kind_of(rows: Sequence[dict[str, Any]], product_id: int) -> dict[str, Any] | None:
@@ -311,7 +317,7 @@ def load_products(
     _link(nodes, loaded_children)
     related_for = _chunks(n.id for n in nodes.values() if n.type != "variation")
     bundle = _children(hide_out_of_stock)
-    found = bundle.split(conn.execute(bundle.statement, _children_params(nodes, related_for)))
+    found = bundle.run(conn, _children_params(nodes, related_for))
     _load_images(nodes, found)
     _load_terms(nodes, found)
     _load_attributes(nodes, found)

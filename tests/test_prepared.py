@@ -1,0 +1,137 @@
+"""``shopsvc.sql.prepared``: a statement run on the driver's cursor gives what ``conn.execute``
+gives (types included), goes through the engine's cursor events, and raises SQLAlchemy's
+errors; on both databases."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from shopsvc.sql import orders as orders_sql
+from shopsvc.sql import products as products_sql
+from shopsvc.sql.bundle import Bundle, ids_in
+from shopsvc.sql.prepared import Prepared
+from shopsvc.sql.tables import orders, products
+from tests.catalog_factory import CatalogFactory
+from tests.helpers.sql import statements
+
+
+def _seed(engine: sa.Engine) -> dict[str, Any]:
+    with engine.begin() as conn:
+        factory = CatalogFactory(conn)
+        shirt = factory.product("Shirt", type="variable", sku="S-1", regular_price="12.50")
+        factory.variation(shirt, regular_price="10.00", sku="S-1-a")
+        mug = factory.product("Mug", sku="M-1", regular_price="4.99", featured=True)
+        when = dt.datetime(2026, 1, 2, 3, 4, 5)
+        conn.execute(sa.update(products).where(products.c.id == mug).values(created_at=when))
+    return {"shirt": shirt, "mug": mug, "when": when}
+
+
+def _both(engine: sa.Engine, statement: Any, params: dict[str, Any]) -> tuple[Any, Any]:
+    with engine.connect() as conn, conn.begin():
+        expected = [dict(row) for row in conn.execute(statement, params).mappings()]
+        prepared = Prepared(statement)
+        got = prepared.mappings(conn, params)
+        again = prepared.mappings(conn, params)  # the plan, reused
+    assert again == got
+    return expected, got
+
+
+def test_same_rows_and_types_as_execute(engine: sa.Engine) -> None:
+    seeded = _seed(engine)
+    statement = sa.select(products).where(ids_in(products.c.id, "ids")).order_by(products.c.id)
+    expected, got = _both(engine, statement, {"ids": [seeded["shirt"], seeded["mug"], 10**12]})
+    assert got == expected
+    assert len(got) == 2
+    mug = got[1]
+    assert mug["created_at"] == seeded["when"]
+    assert isinstance(mug["created_at"], dt.datetime)
+    assert mug["featured"] is True
+    prices = [row["regular_price"] for row in got]
+    assert all(price is None or isinstance(price, Decimal) for price in prices)
+    assert Decimal("4.99") in prices
+
+
+def test_constant_in_lists_and_named_parameters(engine: sa.Engine) -> None:
+    seeded = _seed(engine)
+    statement = (
+        sa.select(products.c.id, products.c.type)
+        .where(products.c.type.in_(("variable", "grouped")))
+        .where(products.c.id >= sa.bindparam("low"))
+    )
+    expected, got = _both(engine, statement, {"low": 0})
+    assert got == expected == [{"id": seeded["shirt"], "type": "variable"}]
+    with engine.connect() as conn, conn.begin():
+        # a constant IN list rendered into the SQL is not bound again: the slow path takes it
+        fallback = Prepared(statement).mappings(conn, {"low": 0, "type_1": ["simple"]})
+    assert [row["type"] for row in fallback] == ["simple"]
+
+
+def test_bundles_and_the_record_loaders_read_the_same(engine: sa.Engine) -> None:
+    seeded = _seed(engine)
+    bundle = Bundle(
+        {
+            "rows": sa.select(products.c.id, products.c.created_at).where(
+                ids_in(products.c.id, "ids")
+            ),
+            "kids": sa.select(products.c.id, products.c.regular_price)
+            .where(ids_in(products.c.parent_id, "ids"))
+            .order_by(products.c.id),
+        }
+    )
+    ids = [seeded["shirt"], seeded["mug"]]
+    with engine.connect() as conn, conn.begin():
+        expected = bundle.split(conn.execute(bundle.statement, {"ids": ids}))
+        got = bundle.run(conn, {"ids": ids})
+        rows = products_sql.load_product_rows(conn, ids)
+        executed = [dict(row) for row in conn.execute(products_sql.family_query(ids)).mappings()]
+    assert got == expected
+    assert sorted(rows, key=lambda row: row["id"]) == sorted(executed, key=lambda r: r["id"])
+
+
+def test_cursor_events_see_the_statement(engine: sa.Engine) -> None:
+    _seed(engine)
+    prepared = Prepared(sa.select(orders.c.id).where(orders.c.id == sa.bindparam("id")))
+    with statements(engine) as seen, engine.connect() as conn, conn.begin():
+        assert prepared.rows(conn, {"id": 1}) == []
+    assert [sql for sql in seen if "FROM orders" in sql] == [
+        " ".join(prepared._plan(engine.dialect).sql.split())  # type: ignore[union-attr]
+    ]
+
+
+def test_outside_a_transaction_it_runs_through_execute(engine: sa.Engine) -> None:
+    seeded = _seed(engine)
+    prepared = Prepared(sa.select(products.c.sku).where(products.c.id == sa.bindparam("id")))
+    with engine.connect() as conn:
+        assert [tuple(row) for row in prepared.rows(conn, {"id": seeded["mug"]})] == [("M-1",)]
+        conn.rollback()
+
+
+def test_driver_errors_are_raised_as_sqlalchemy_errors(engine: sa.Engine) -> None:
+    broken = Prepared(sa.select(sa.text("no_such_column")).select_from(orders))
+    with engine.connect() as conn, conn.begin(), pytest.raises(sa.exc.DBAPIError):
+        broken.rows(conn)
+
+
+def test_an_order_read_by_its_prepared_statement(engine: sa.Engine) -> None:
+    with engine.begin() as conn:
+        order_id = conn.execute(
+            sa.insert(orders)
+            .values(
+                order_key="wc_order_x",
+                status="pending",
+                currency="EUR",
+                created_at=dt.datetime(2026, 5, 6, 7, 8, 9),
+                updated_at=dt.datetime(2026, 5, 6, 7, 8, 9),
+            )
+            .returning(orders.c.id)
+        ).scalar_one()
+    with engine.connect() as conn, conn.begin():
+        row = orders_sql.get(conn, order_id)
+        expected = dict(conn.execute(orders_sql.get_query(order_id)).mappings().one())
+    assert row == expected
+    assert row is not None and row["status"] == "pending"
