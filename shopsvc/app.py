@@ -11,6 +11,7 @@ from pyramid.events import ApplicationCreated
 from pyramid.router import Router
 
 from shopsvc.delivery.worker import start_in_process
+from shopsvc.request import ShopRequest
 from shopsvc.resources import Root
 from shopsvc.settings import load_settings
 from shopsvc.sql.auth import key_count
@@ -57,11 +58,10 @@ def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     """The WSGI application (``paste.app_factory``): it only configures. The engine and the
     start-up migration live in ``shopsvc.db``'s ``includeme``."""
     global_config = global_config or {}
-    config = Configurator(settings=settings, root_factory=Root)
+    config = Configurator(settings=settings, root_factory=Root, request_factory=ShopRequest)
     config.registry.shop = load_settings(settings, here=global_config.get("here"))
     config.registry.config_uri = global_config.get("__file__", "development.ini")
     config.include("shopsvc.db")
-    config.include("shopsvc.rendering")
     config.include("shopsvc.protocol")
     config.include("shopsvc.cors")
     config.include("shopsvc.http_cache")

@@ -240,7 +240,8 @@ def savepoint(request: Request) -> Iterator[None]:
 
 def includeme(config: Configurator) -> None:
     """The engine (``registry.engine``, from ``registry.shop``, the parsed settings), the schema
-    migrated first when ``shopsvc.auto_migrate`` is on, and the request's connection."""
+    migrated first when ``shopsvc.auto_migrate`` is on (the request's connection:
+    ``ShopRequest.db``, from :func:`_request_db`)."""
     shop = config.registry.shop
     engine = make_engine(
         shop.database_url, lock_timeout=shop.db_lock_timeout, slow_sql_ms=shop.slow_sql_ms
@@ -248,6 +249,3 @@ def includeme(config: Configurator) -> None:
     config.registry.engine = engine
     if shop.auto_migrate:
         migrate(engine)
-    config.add_request_method(_request_db, "db", reify=True)
-    config.add_request_method(_after_commit, "after_commit")
-    config.add_request_method(_on_rollback, "on_rollback")

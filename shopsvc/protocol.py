@@ -563,21 +563,8 @@ def access_tween_factory(handler: Callable[[Request], Response], registry: Regis
 
 
 def includeme(config: Configurator) -> None:
+    """The log record factory and the tweens (the request's attributes: ``shopsvc.request``)."""
     install_record_factory()
-    config.add_request_method(_request_id, "request_id", reify=True)
-    config.add_request_method(_signed_query, "signed_query", reify=True)
-    config.add_request_method(_query, "query", reify=True)
-    config.add_request_method(_filters, "filters", reify=True)
-    config.add_request_method(_shop, "shop", reify=True)
-    config.add_request_method(_scheme, "scheme_seen", reify=True)
-    config.add_request_method(_client_ip, "client_ip", reify=True)
-    config.add_request_method(_public_url, "public_url", reify=True)
-    config.add_request_method(_json_object, "json_object", reify=True)
-    config.add_request_method(_envelope, "envelope")
-    config.add_request_method(_require, "require")
-    config.add_request_method(_record_context, "record_context", reify=True)
-    config.add_request_method(_write_context, "write_context", reify=True)
-    config.add_request_method(_events, "events", reify=True)
     # outermost → innermost: access, cors (cors.py), http_cache (http_cache.py), transaction,
     # the exception view, protocol, the router
     config.add_tween("shopsvc.protocol.access_tween_factory", under=INGRESS)

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from pyramid.config import Configurator
 from pyramid.request import Request
 from pyramid.response import Response
 
@@ -99,8 +98,10 @@ def _updated_at(record: Mapping[str, Any]) -> dt.datetime | None:
     """A record's ``updated_at`` (``YYYY-MM-DDTHH:MM:SSZ`` or a datetime) as an aware datetime."""
     value = record.get("updated_at")
     if isinstance(value, str):
+        if len(value) != 20 or not value.endswith("Z"):
+            return None
         try:
-            value = dt.datetime.strptime(value, "%Y-%m-%dT%H:%M:%SZ")
+            value = dt.datetime.fromisoformat(value)
         except ValueError:
             return None
     if not isinstance(value, dt.datetime):
@@ -174,7 +175,3 @@ def listing(
     response = render_json(request, {envelope: items})
     page_headers(request, response, total, page if limit else 1, limit or max(total, 1))
     return response
-
-
-def includeme(config: Configurator) -> None:
-    config.add_request_method(render_json, "render_json")

@@ -18,7 +18,6 @@ from urllib.parse import urlsplit
 
 import pytest
 import sqlalchemy as sa
-from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.scripting import prepare
 from webtest import TestApp
@@ -27,6 +26,7 @@ from shopsvc import media, outbound
 from shopsvc.errors import ApiError
 from shopsvc.media import download_image, media_url, placeholder_url, sniff, title_from_url
 from shopsvc.protocol import transaction_tween_factory
+from shopsvc.request import ShopRequest as Request
 from shopsvc.sql import media as media_sql
 from shopsvc.sql.tables import media as media_table
 from tests.helpers.api import errors

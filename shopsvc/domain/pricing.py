@@ -17,6 +17,7 @@ caller's choice: the amounts handed in are formatted as they are.
 
 from __future__ import annotations
 
+import functools
 import html
 import math
 import re
@@ -66,6 +67,7 @@ _FREE = "Free!"
 # --------------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=512)
 def currency_symbol(code: str) -> str:
     """The symbol of an ISO 4217 currency as shown in US English (``USD`` → ``$``, ``EUR`` →
     ``€``, ``CAD`` → ``CA$``); an unknown code is its own symbol."""

@@ -6,6 +6,7 @@ Pure: records, rendering and the CLI format here without a request.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 __all__ = ["EPOCH", "TIMESTAMP_FORMAT", "format_timestamp"]
 
@@ -13,6 +14,7 @@ TIMESTAMP_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 EPOCH = "1970-01-01T00:00:00Z"
 
 
+@functools.lru_cache(maxsize=4096)
 def format_timestamp(value: dt.datetime | None) -> str:
     """A stored UTC timestamp as ``2015-01-21T13:19:58Z`` (the epoch when unset); an aware
     value is converted to UTC first, a naive one is taken as UTC."""

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from babel.numbers import get_currency_symbol
 from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
+from shopsvc.domain.pricing import currency_symbol
 from shopsvc.resources import ApiRoot, Resource
 
 API_VERSION = "3.1.0"
@@ -67,7 +67,7 @@ def index(request: Request) -> Response:
         "meta": {
             "timezone": shop.timezone,
             "currency": shop.currency,
-            "currency_format": get_currency_symbol(shop.currency, locale="en_US"),
+            "currency_format": currency_symbol(shop.currency),
             "currency_position": shop.currency_position,
             "thousand_separator": shop.thousand_separator,
             "decimal_separator": shop.decimal_separator,

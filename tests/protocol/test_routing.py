@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.scripting import prepare
 from webtest import TestApp
 
 from shopsvc.errors import ApiError
 from shopsvc.protocol import transaction_tween_factory
+from shopsvc.request import ShopRequest as Request
 from shopsvc.sql.tables import webhooks
 from tests.helpers.api import (
     BASE,
