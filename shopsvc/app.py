@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from typing import Any
@@ -70,4 +71,26 @@ def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     config.include("shopsvc.views.health")
     config.add_subscriber(_hint_first_key, ApplicationCreated)
     config.add_subscriber(_deliver_in_process, ApplicationCreated)
-    return config.make_wsgi_app()
+    app = config.make_wsgi_app()
+    tune_gc(config.registry.shop.gc_threshold)
+    return app
+
+
+_heap_frozen = False
+
+
+def tune_gc(threshold: int) -> None:
+    """Fewer garbage collections while a request builds its records (``shopsvc.gc_threshold``;
+    0 leaves Python's settings): the collector's youngest generation is collected after
+    ``threshold`` net allocations instead of 700, the older ones 50 and 100 times more rarely,
+    and the objects alive once the first application is built (modules, configuration) are
+    moved out of the collector's sight for good (``gc.freeze``), so that the full collections a
+    large page triggers do not walk them. A 1000-product page spent a quarter of its time in
+    the collector before."""
+    global _heap_frozen
+    if threshold <= 0:
+        return
+    gc.set_threshold(threshold, 50, 100)
+    if not _heap_frozen:
+        _heap_frozen = True
+        gc.freeze()

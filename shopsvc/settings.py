@@ -92,6 +92,8 @@ class Settings:
     db_lock_timeout: float = 5.0
     # Statements slower than this many milliseconds are logged (shopsvc.sql.slow); 0: off.
     slow_sql_ms: float = 200.0
+    # The garbage collector's youngest-generation threshold (Python's default: 700); 0: leave it.
+    gc_threshold: int = 10_000
     max_body_bytes: int = 10 * 1024 * 1024
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     # Browser origins allowed to call the API (``scheme://host[:port]``, or ``*``); empty: no CORS.
@@ -159,6 +161,7 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.auto_migrate": ("auto_migrate", "bool"),
     "shopsvc.db_lock_timeout": ("db_lock_timeout", "float"),
     "shopsvc.slow_sql_ms": ("slow_sql_ms", "float"),
+    "shopsvc.gc_threshold": ("gc_threshold", "int"),
     "shopsvc.max_body_bytes": ("max_body_bytes", "int"),
     "shopsvc.trusted_proxies": ("trusted_proxies", "networks"),
     "shopsvc.cors_origins": ("cors_origins", "origins"),
@@ -280,6 +283,8 @@ def load_settings(
         raise SettingsError("page_size, max_page_size and bulk_limit must be positive")
     if result.max_body_bytes < 1:
         raise SettingsError("shopsvc.max_body_bytes must be positive")
+    if result.gc_threshold < 0:
+        raise SettingsError("shopsvc.gc_threshold must not be negative")
     for key, value in (
         ("shopsvc.webhooks.max_attempts", result.webhooks_max_attempts),
         ("shopsvc.webhooks.disable_after", result.webhooks_disable_after),

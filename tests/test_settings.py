@@ -52,6 +52,7 @@ def test_built_in_defaults_are_the_production_values() -> None:
     assert (shop.out_of_stock_threshold, shop.hide_out_of_stock) == (0, False)
     assert (shop.price_display_suffix, shop.store_name, shop.store_description) == ("", "Shop", "")
     assert shop.timezone == "UTC"
+    assert shop.gc_threshold == 10_000
 
 
 def test_ini_values() -> None:
@@ -204,6 +205,8 @@ def test_other_boolean_spellings_are_refused(text: str) -> None:
         ("SHOPSVC_WEBHOOKS_DISABLE_AFTER", "0"),
         ("SHOPSVC_WEBHOOKS_LOG_DAYS", "0"),
         ("SHOPSVC_WEBHOOKS_DELIVER_IN_PROCESS", "maybe"),
+        ("SHOPSVC_GC_THRESHOLD", "-1"),
+        ("SHOPSVC_GC_THRESHOLD", "many"),
     ],
 )
 def test_unusable_values_are_refused(key: str, value: str) -> None:
@@ -273,3 +276,27 @@ def test_the_server_port_comes_from_http_port(
     server = loadcontext(SERVER, f"config:{path}", global_conf=variables)
     assert server.local_conf["port"] == port
     assert server.local_conf["host"] in ("127.0.0.1", "0.0.0.0")
+
+
+def test_gc_threshold_tunes_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``shopsvc.gc_threshold``: the youngest generation's threshold (older ones 50 and 100);
+    0 leaves the collector as it is; the start-up heap is frozen once per process."""
+    import gc
+
+    from shopsvc import app as app_module
+
+    frozen: list[bool] = []
+    monkeypatch.setattr(app_module, "_heap_frozen", False)
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    before = gc.get_threshold()
+    try:
+        app_module.tune_gc(0)
+        assert gc.get_threshold() == before
+        assert frozen == []
+        app_module.tune_gc(20_000)
+        assert gc.get_threshold() == (20_000, 50, 100)
+        app_module.tune_gc(10_000)
+        assert gc.get_threshold() == (10_000, 50, 100)
+        assert frozen == [True]
+    finally:
+        gc.set_threshold(*before)
