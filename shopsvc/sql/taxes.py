@@ -3,7 +3,10 @@
 A rate's class is ``tax_class_id``; NULL is the built-in ``standard`` class. Rates come back as
 plain dicts with the class slug (``None`` for standard) and their locations as two lists,
 ``postcodes`` and ``cities``, in the order they were stored. A page of rates costs one count,
-one select and one statement for the locations of the whole page.
+one select and one statement for the locations of the whole page. Rates are written set-based
+(``writers.taxes.write_rates``, one rate or a whole bulk): the new rates in one insert, the
+edits in one statement per set of changed columns, the replaced locations in one delete and
+every location written in one insert.
 """
 
 from __future__ import annotations
