@@ -2,9 +2,11 @@
 ``/taxes/classes``, ``/taxes/classes/count`` and ``/taxes/classes/<slug>``.
 
 Checks run in the spec's order: envelope, capability (``manage_shop``), existence, then the type
-and shape of the fields. The rate list pages like every list but is always ordered by ``order``
-then id; the class list is unpaginated, the built-in ``standard`` class first. Loading and
-capabilities: ``families.TAX_RATES`` and ``TAX_CLASSES``; the writes: ``writers.taxes``.
+and shape of the fields. ``/taxes/bulk`` runs set-based (:class:`RateBatch`: the same checks,
+every rate written at once) unless its elements depend on one another. The rate list pages like
+every list but is always ordered by ``order`` then id; the class list is unpaginated, the
+built-in ``standard`` class first. Loading and capabilities: ``families.TAX_RATES`` and
+``TAX_CLASSES``; the writes: ``writers.taxes``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc import rendering
-from shopsvc.bulk import Sequential, run_bulk
+from shopsvc.bulk import Sequential, error_item, run_bulk
+from shopsvc.errors import ApiError
 from shopsvc.families import STANDARD_TAX_CLASS, TAX_CLASSES, TAX_RATES
 from shopsvc.listing import ListParams, parse_list_params
 from shopsvc.records.taxes import tax_class_record, tax_record, tax_record_by_id
@@ -197,7 +200,17 @@ class RateBatch:
     def records(self, ids: Sequence[int]) -> list[dict[str, Any]]:
         rows = {row["id"]: row for row in taxes_sql.get_rates(self.ctx.conn, ids)}
         ctx = self.request.record_context
-        return [tax_record(ctx, rows[rate_id]) for rate_id in ids]
+        results = []
+        for rate_id in ids:
+            try:
+                row = TAX_RATES.find(self.ctx.conn, rate_id, fetch=lambda conn, i: rows.get(i))
+            except ApiError as exc:
+                # an edit that changed nothing of a rate a concurrent request deleted since it
+                # was loaded: the 404 one by one gives too
+                results.append(error_item({"id": rate_id}, exc))
+                continue
+            results.append(tax_record(ctx, row))
+        return results
 
 
 @view_config(context=TaxesBulk, **EDIT)

@@ -3,7 +3,7 @@ validation (``shopsvc.validation.taxes``).
 
 Every rate write is planned (:func:`plan_create`, :func:`plan_edit`: the class check, what
 changes) and then written with others (:func:`write_rates`, set-based): a single create or edit
-is a write of one plan, ``/taxes/bulk`` one of all its plans (``writers.tax_batch``)."""
+is a write of one plan, ``/taxes/bulk`` one of all its plans (``views.taxes.RateBatch``)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ Statements: a bulk of valid creates or edits costs the same statements for 10 el
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from webtest import TestApp
 
 import shopsvc.bulk
+from shopsvc.sql import taxes as taxes_sql
 from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates, webhook_deliveries
 from shopsvc.views import taxes as tax_views
 from tests.conftest import _reset
@@ -58,10 +59,16 @@ class Outcome:
 
 @pytest.fixture
 def differential(app: TestApp, engine: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """``run(elements, set_based, customer=False)``: the :class:`Outcome` of a bulk sent from
-    a fresh world (as the administrator, or a customer without capabilities)."""
+    """``run(elements, set_based, customer=False, during=None)``: the :class:`Outcome` of a bulk
+    sent from a fresh world (as the administrator, or a customer without capabilities);
+    ``during(monkeypatch, set_based)`` patches what it likes for the bulk request only."""
 
-    def run(body: Any, set_based: bool, customer: bool = False) -> Outcome:
+    def run(
+        body: Any,
+        set_based: bool,
+        customer: bool = False,
+        during: Callable[[pytest.MonkeyPatch, bool], None] | None = None,
+    ) -> Outcome:
         _reset(engine)
         admin = authorised(
             app, Credentials(*user_with_key(engine, "admin", "administrator", "read_write"))
@@ -87,6 +94,8 @@ def differential(app: TestApp, engine: sa.Engine, monkeypatch: pytest.MonkeyPatc
             patch.setattr(shopsvc.bulk, "_set_based", spy)
             if not set_based:
                 patch.setattr(tax_views, "RateBatch", lambda request: None)
+            if during is not None:
+                during(patch, set_based)
             response = caller.post(
                 BULK,
                 body_bytes({"taxes": body}),
@@ -104,10 +113,12 @@ def differential(app: TestApp, engine: sa.Engine, monkeypatch: pytest.MonkeyPatc
     yield run
 
 
-def same_both_ways(differential: Any, elements: Any, customer: bool = False) -> Outcome:
+def same_both_ways(
+    differential: Any, elements: Any, customer: bool = False, during: Any = None
+) -> Outcome:
     """The outcome of ``elements`` set-based, after checking it equals the one-by-one one."""
-    fast = differential(elements, True, customer)
-    slow = differential(elements, False, customer)
+    fast = differential(elements, True, customer, during)
+    slow = differential(elements, False, customer, during)
     assert slow.set_based is None
     assert fast.status == slow.status
     assert fast.body == slow.body
@@ -246,6 +257,41 @@ def test_without_capabilities_every_element_fails(differential: Any) -> None:
         "shop_api_user_cannot_edit_tax",
         "shop_api_invalid_param",
     ]
+
+
+def test_a_rate_deleted_concurrently_after_an_edit_that_changed_nothing(
+    differential: Any,
+) -> None:
+    """The rate is gone when the records are loaded (a concurrent delete committed between):
+    the element's 404, both ways."""
+
+    def vanish(patch: pytest.MonkeyPatch, set_based: bool) -> None:
+        name = "get_rates" if set_based else "get_rate"
+        real = getattr(taxes_sql, name)
+        calls = []
+
+        def fetch(conn: Any, ids: Any) -> Any:
+            calls.append(ids)
+            found = real(conn, ids)
+            if len(calls) < 2:
+                return found
+            if set_based:
+                return [row for row in found if row["id"] != 1]
+            return None if ids == 1 else found
+
+        patch.setattr(taxes_sql, name, fetch)
+
+    outcome = same_both_ways(
+        differential, [{"id": 1, "name": "VAT"}, {"name": "new"}], during=vanish
+    )
+    assert outcome.set_based is True
+    assert outcome.body["taxes"][0] == {
+        "id": 1,
+        "error": {
+            "code": "shop_api_invalid_tax_id",
+            "message": "A tax rate with the provided ID could not be found.",
+        },
+    }
 
 
 @pytest.mark.parametrize("elements", [[], [{"name": f"r{n}"} for n in range(101)], {"a": 1}])
