@@ -17,6 +17,7 @@ Everything here is pure: no I/O, no database, ``Decimal`` for every amount and r
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -224,10 +225,24 @@ def tax_class_slug(value: str) -> str:
 
     Text-cleaned (tags and percent-octets removed), punctuation dropped, accents transliterated,
     lower-cased; spaces, dots and runs of anything else outside ``a-z 0-9 _ -`` become one ``-``;
-    leading and trailing ``-`` trimmed. ``"Reduced Rate"`` -> ``"reduced-rate"``.
+    leading and trailing ``-`` trimmed. ``"Reduced Rate"`` -> ``"reduced-rate"``. The slugs of
+    the last few short values are remembered (a bulk names the same classes again and again).
     """
+    if len(value) <= _REMEMBERED_LENGTH:
+        return _remembered_slug(value)
+    return _slug(value)
+
+
+#: Values up to this length have their slug remembered (never a long hostile string).
+_REMEMBERED_LENGTH = 200
+
+
+def _slug(value: str) -> str:
     text = _SLUG_DROPPED.sub("", clean_text(value))
     return slugify(text, regex_pattern=r"[^-a-z0-9_]+")
+
+
+_remembered_slug = functools.lru_cache(maxsize=256)(_slug)
 
 
 # --------------------------------------------------------------------------------------------

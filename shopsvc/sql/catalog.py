@@ -489,10 +489,38 @@ def _taxes_locations(args: Args) -> Executable:
     return taxes.locations_query(args.ids("ids"))
 
 
-@named("taxes.locations.insert", "a rate's postcodes or cities, one statement for all (bulk)")
+@named("taxes.locations.insert", "rates' postcodes and cities, one statement for all (bulk)")
 def _taxes_locations_insert(args: Args) -> Built:
     row = {"tax_rate_id": args.integer("id", 1), "location_type": "postcode", "code": "12345"}
     return Built(taxes.locations_insert(), row)
+
+
+@named("taxes.locations.delete", "the replaced postcodes and cities of edited rates (ids)")
+def _taxes_locations_delete(args: Args) -> Executable:
+    ids = list(args.ids("ids"))
+    return taxes.locations_delete({"postcode": ids, "city": ids})
+
+
+@named("taxes.rates.insert", "new tax rates, one statement for all (POST /taxes, bulk)")
+def _taxes_rates_insert(args: Args) -> Built:
+    row = {
+        "country": "FR",
+        "state": "",
+        "rate": 20,
+        "name": "TVA",
+        "priority": 1,
+        "compound": False,
+        "shipping": True,
+        "rate_order": 0,
+        "tax_class_id": args.optional_integer("class_id"),
+    }
+    return Built(taxes.rates_insert(), row)
+
+
+@named("taxes.rates.update", "edited rates' changed columns, one statement per column set")
+def _taxes_rates_update(args: Args) -> Built:
+    row = {"rate_id": args.integer("id", 1), "new_name": "TVA", "new_rate": 20}
+    return Built(taxes.rate_update(("name", "rate")), row)
 
 
 @named("terms.list", "GET /products/categories|tags|shipping_classes, attribute terms: counts")

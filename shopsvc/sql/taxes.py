@@ -3,27 +3,36 @@
 A rate's class is ``tax_class_id``; NULL is the built-in ``standard`` class. Rates come back as
 plain dicts with the class slug (``None`` for standard) and their locations as two lists,
 ``postcodes`` and ``cities``, in the order they were stored. A page of rates costs one count,
-one select and one statement for the locations of the whole page.
+one select and one statement for the locations of the whole page. Rates are written set-based
+(``writers.taxes.write_rates``, one rate or a whole bulk): the new rates in one insert, the
+edits in one statement per set of changed columns, the replaced locations in one delete and
+every location written in one insert.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
     Connection,
+    Delete,
     Insert,
     Select,
+    Update,
+    and_,
+    bindparam,
     delete,
     func,
     insert,
+    or_,
     select,
     update,
 )
 
 from shopsvc.sql import paging
+from shopsvc.sql.bundle import ids_in
 from shopsvc.sql.common import in_savepoint
 from shopsvc.sql.paging import Listable, ListFilters
 from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates
@@ -145,36 +154,89 @@ def count_rates(conn: Connection, params: ListFilters, tax_class: ClassFilter) -
     return int(conn.execute(count_query(params, tax_class)).scalar_one())
 
 
-def insert_rate(conn: Connection, values: dict[str, Any], locations: dict[str, list[str]]) -> int:
-    """Insert a rate (``values`` by column name) and its locations; returns the new id."""
-    result = conn.execute(insert(tax_rates).values(**values).returning(tax_rates.c.id))
-    rate_id = int(result.scalar_one())
-    for kind, codes in locations.items():
-        replace_locations(conn, rate_id, kind, codes)
-    return rate_id
+def rates_insert(in_order: bool = True) -> Insert:
+    """The insert of new rates, executed with all of them at once: their ids come back in the
+    order of the rows given (``in_order``) or in any order."""
+    return insert(tax_rates).returning(tax_rates.c.id, sort_by_parameter_order=in_order)
 
 
-def update_rate(conn: Connection, rate_id: int, values: dict[str, Any]) -> None:
-    if values:
-        conn.execute(update(tax_rates).where(tax_rates.c.id == rate_id).values(**values))
+def insert_rates(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """Insert the rates ``rows`` (values by column name, the same columns in each) in one
+    statement; their new ids, in the order of ``rows``.
+
+    On PostgreSQL SQLAlchemy sorts them (its ``INSERT … SELECT … ORDER BY`` form); on SQLite it
+    would send one statement per row for that, so the ids are sorted here instead: SQLite
+    numbers the rows of one INSERT in their order (AUTOINCREMENT: each one above every id the
+    table ever had), only the order of its RETURNING rows is unspecified."""
+    if not rows:
+        return []
+    if conn.dialect.name == "sqlite":
+        return sorted(int(i) for i in conn.execute(rates_insert(False), list(rows)).scalars())
+    return [int(rate_id) for rate_id in conn.execute(rates_insert(), list(rows)).scalars()]
+
+
+def rate_update(columns: Sequence[str]) -> Update:
+    """The update of ``columns`` of one rate, executed with every rate that changes them: the
+    rate's id binds ``rate_id``, each column's new value ``new_<column>``."""
+    return (
+        update(tax_rates)
+        .where(tax_rates.c.id == bindparam("rate_id"))
+        .values(
+            {
+                column: bindparam(f"new_{column}", type_=tax_rates.c[column].type)
+                for column in columns
+            }
+        )
+    )
+
+
+def update_rates(conn: Connection, changes: Sequence[tuple[int, dict[str, Any]]]) -> None:
+    """Write the changed columns of each rate (``(id, values by column name)``, in order): one
+    statement for all the rates that change the same columns."""
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for rate_id, values in changes:
+        if values:
+            columns = tuple(sorted(values))
+            row = {f"new_{column}": values[column] for column in columns}
+            groups.setdefault(columns, []).append({"rate_id": rate_id, **row})
+    for columns, rows in groups.items():
+        conn.execute(rate_update(columns), rows)
+
+
+def locations_delete(replaced: Mapping[str, Sequence[int]]) -> Delete:
+    """The delete of the locations of each kind (``postcode``, ``city``) of the rates listed
+    under it."""
+    kind, rate = tax_rate_locations.c.location_type, tax_rate_locations.c.tax_rate_id
+    return delete(tax_rate_locations).where(
+        or_(*(and_(kind == name, ids_in(rate, ids)) for name, ids in replaced.items()))
+    )
 
 
 def locations_insert() -> Insert:
-    """The insert of a rate's locations, executed with all of them at once."""
+    """The insert of rates' locations, executed with all of them at once."""
     return insert(tax_rate_locations)
 
 
-def replace_locations(conn: Connection, rate_id: int, kind: str, codes: Iterable[str]) -> None:
-    """Replace every ``kind`` (``postcode`` or ``city``) location of the rate by ``codes``."""
-    conn.execute(
-        delete(tax_rate_locations).where(
-            tax_rate_locations.c.tax_rate_id == rate_id,
-            tax_rate_locations.c.location_type == kind,
-        )
-    )
-    rows = [{"tax_rate_id": rate_id, "location_type": kind, "code": code} for code in codes]
+def write_locations(
+    conn: Connection,
+    replaced: Iterable[tuple[int, str]],
+    rows: Sequence[tuple[int, str, str]],
+) -> None:
+    """Delete every location of the kinds ``replaced`` names (``(rate id, kind)``) in one
+    statement, then insert ``rows`` (``(rate id, kind, code)``, stored in this order) in one."""
+    by_kind: dict[str, list[int]] = {}
+    for rate_id, kind in replaced:
+        by_kind.setdefault(kind, []).append(rate_id)
+    if by_kind:
+        conn.execute(locations_delete(by_kind))
     if rows:
-        conn.execute(locations_insert(), rows)
+        conn.execute(
+            locations_insert(),
+            [
+                {"tax_rate_id": rate_id, "location_type": kind, "code": code}
+                for rate_id, kind, code in rows
+            ],
+        )
 
 
 def delete_rate(conn: Connection, rate_id: int) -> bool:
@@ -189,6 +251,15 @@ def delete_rate(conn: Connection, rate_id: int) -> bool:
 def class_id(conn: Connection, slug: str) -> int | None:
     found = conn.execute(select(tax_classes.c.id).where(tax_classes.c.slug == slug)).scalar()
     return None if found is None else int(found)
+
+
+def class_ids(conn: Connection, slugs: Iterable[str]) -> dict[str, int]:
+    """The ids of the classes among ``slugs`` that exist, by slug: one statement."""
+    wanted = sorted(set(slugs))
+    if not wanted:
+        return {}
+    query = select(tax_classes.c.slug, tax_classes.c.id).where(tax_classes.c.slug.in_(wanted))
+    return {slug: int(class_id) for slug, class_id in conn.execute(query)}
 
 
 def class_name_exists(conn: Connection, name: str) -> bool:

@@ -148,12 +148,26 @@ def clean_rate(data: dict[str, Any]) -> dict[str, Any]:
     if "order" in given:
         clean["rate_order"] = check_int(given["order"], "tax.order", MIN_INT)
     if "class" in given:
-        slug = tax_class_slug(given["class"])
-        clean["class_slug"] = "" if slug == STANDARD else slug
+        clean["class_slug"] = rate_class_slug(given["class"])
     for field in LOCATION_FIELDS:
         if field in given:
             clean[field] = given[field]
     return clean
+
+
+def rate_class_slug(text: str) -> str:
+    """The slug of a rate's ``class`` text: ``""`` for the standard class."""
+    slug = tax_class_slug(text)
+    return "" if slug == STANDARD else slug
+
+
+def class_slug_hint(data: dict[str, Any]) -> str | None:
+    """The class slug :func:`clean_rate` will make of ``data``'s ``class`` (``""``: standard),
+    or None when it has none or will refuse it (to look the classes of a bulk up at once)."""
+    text = as_text(data.get("class"))
+    if text is None or "\x00" in text:
+        return None
+    return rate_class_slug(text)
 
 
 def bulk_rate_id(value: Any) -> int:
@@ -189,8 +203,7 @@ def class_filter(value: str | None) -> str | None:
     """The list's ``class``: ``None`` when absent or empty, ``""`` for standard, else a slug."""
     if value is None or value.strip() == "":
         return None
-    slug = tax_class_slug(value)
-    return "" if slug == STANDARD else slug
+    return rate_class_slug(value)
 
 
 # --- tax classes

@@ -2,13 +2,16 @@
 ``/taxes/classes``, ``/taxes/classes/count`` and ``/taxes/classes/<slug>``.
 
 Checks run in the spec's order: envelope, capability (``manage_shop``), existence, then the type
-and shape of the fields. The rate list pages like every list but is always ordered by ``order``
-then id; the class list is unpaginated, the built-in ``standard`` class first. Loading and
-capabilities: ``families.TAX_RATES`` and ``TAX_CLASSES``; the writes: ``writers.taxes``.
+and shape of the fields. ``/taxes/bulk`` runs set-based (:class:`RateBatch`: the same checks,
+every rate written at once) unless its elements depend on one another. The rate list pages like
+every list but is always ordered by ``order`` then id; the class list is unpaginated, the
+built-in ``standard`` class first. Loading and capabilities: ``families.TAX_RATES`` and
+``TAX_CLASSES``; the writes: ``writers.taxes``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pyramid.request import Request
@@ -16,7 +19,8 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc import rendering
-from shopsvc.bulk import run_bulk
+from shopsvc.bulk import Sequential, error_item, run_bulk
+from shopsvc.errors import ApiError
 from shopsvc.families import STANDARD_TAX_CLASS, TAX_CLASSES, TAX_RATES
 from shopsvc.listing import ListParams, parse_list_params
 from shopsvc.records.taxes import tax_class_record, tax_record, tax_record_by_id
@@ -31,7 +35,7 @@ from shopsvc.resources import (
 )
 from shopsvc.sql import taxes as taxes_sql
 from shopsvc.validation import taxes as validation
-from shopsvc.validation.types import check_int, require_object
+from shopsvc.validation.types import MAX_INT, MIN_INT, check_int, range_problem, require_object
 from shopsvc.writers import taxes as tax_writes
 
 READ = {"request_method": ("GET", "HEAD")}
@@ -118,6 +122,97 @@ def delete_tax(context: TaxRate, request: Request) -> Response:
     return rendering.message(request, "Deleted tax")
 
 
+class RateBatch:
+    """``/taxes/bulk`` set-based (a :class:`shopsvc.bulk.Batch`), with the checks of ``handle``
+    in :func:`bulk_taxes`, in the same order.
+
+    ``prepare`` loads every rate the elements target (with their locations) and every class
+    they name, one statement each (the locations a second one); ``write`` is
+    ``writers.taxes.write_rates`` of all the plans; ``records`` one list load of the rates.
+    Rates depend on one another in two ways only, and then the bulk runs one by one
+    (:class:`Sequential`): an element edits a rate an earlier element edits (its changes and
+    its record follow that edit), or an id that does not exist yet after an earlier element
+    creates a rate (perhaps that rate's id, known once written)."""
+
+    def __init__(self, request: Request) -> None:
+        self.request = request
+        self.ctx = request.write_context
+        #: The targeted rates that exist, by id, as loaded before any write.
+        self.current: dict[int, dict[str, Any]] = {}
+        #: Class ids by slug, of the slugs looked up (a slug missing here does not exist).
+        self.classes: dict[str, int] = {}
+        self.looked_up: set[str] = set()
+        #: The rates that planned edits target, and whether a create is planned.
+        self.edited: set[int] = set()
+        self.creates = False
+
+    def prepare(self, elements: Sequence[Any]) -> None:
+        ids: set[int] = set()
+        slugs: set[str] = set()
+        for element in elements:
+            if not isinstance(element, dict):
+                continue
+            rate_id = validation.bulk_rate_id(element.get("id"))
+            if rate_id and range_problem(rate_id, MIN_INT, MAX_INT) is None:
+                ids.add(rate_id)
+            slug = validation.class_slug_hint(element)
+            if slug:
+                slugs.add(slug)
+        rows = taxes_sql.get_rates(self.ctx.conn, sorted(ids)) if ids else []
+        self.current = {row["id"]: row for row in rows}
+        self.classes = taxes_sql.class_ids(self.ctx.conn, slugs)
+        self.looked_up = slugs
+
+    def _class_id(self, slug: str) -> int | None:
+        if slug not in self.looked_up:  # not foreseen by ``prepare``: looked up now
+            found = taxes_sql.class_id(self.ctx.conn, slug)
+            if found is not None:
+                self.classes[slug] = found
+            self.looked_up.add(slug)
+        return self.classes.get(slug)
+
+    def _loaded(self, conn: Any, rate_id: int) -> dict[str, Any] | None:
+        """The rate as the element planned now would find it (``TAX_RATES.find``'s fetch)."""
+        if rate_id in self.edited:
+            raise Sequential
+        found = self.current.get(rate_id)
+        if found is None and self.creates and rate_id > 0:
+            raise Sequential
+        return found
+
+    def plan(self, element: dict[str, Any]) -> tax_writes.RatePlan:
+        rate_id = validation.bulk_rate_id(element.get("id"))
+        if rate_id:
+            TAX_RATES.require(self.request, "edit")
+            rate_id = check_int(rate_id, "tax.id")
+            current = TAX_RATES.find(self.ctx.conn, rate_id, fetch=self._loaded)
+            plan = tax_writes.plan_edit(current, validation.clean_rate(element), self._class_id)
+            self.edited.add(rate_id)
+            return plan
+        TAX_RATES.require(self.request, "create")
+        plan = tax_writes.plan_create(validation.clean_create(element), self._class_id)
+        self.creates = True
+        return plan
+
+    def write(self, plans: Sequence[tax_writes.RatePlan]) -> list[int]:
+        return tax_writes.write_rates(self.ctx, plans)
+
+    def records(self, ids: Sequence[int]) -> list[dict[str, Any]]:
+        rows = {row["id"]: row for row in taxes_sql.get_rates(self.ctx.conn, ids)}
+        ctx = self.request.record_context
+        results = []
+        for rate_id in ids:
+            try:
+                row = TAX_RATES.find(self.ctx.conn, rate_id, fetch=lambda conn, i: rows.get(i))
+            except ApiError as exc:
+                # an edit that changed nothing of a rate a concurrent request deleted since it
+                # was loaded: the 404 one by one gives too
+                results.append(error_item({"id": rate_id}, exc))
+                continue
+            results.append(tax_record(ctx, row))
+        return results
+
+
 @view_config(context=TaxesBulk, **EDIT)
 def bulk_taxes(context: TaxesBulk, request: Request) -> Response:
     def handle(element: dict[str, Any]) -> dict[str, Any]:
@@ -129,7 +224,7 @@ def bulk_taxes(context: TaxesBulk, request: Request) -> Response:
         TAX_RATES.require(request, "create")
         return _create(request, element)
 
-    return run_bulk(request, "taxes", handle)
+    return run_bulk(request, "taxes", handle, batch=RateBatch(request))
 
 
 # --- classes

@@ -1,8 +1,14 @@
 """Tax rate and tax class writes (reference core.md §9.3, §9.6), after the view's checks and the
-validation (``shopsvc.validation.taxes``); the rate writes serve ``/taxes/bulk`` too."""
+validation (``shopsvc.validation.taxes``).
+
+Every rate write is planned (:func:`plan_create`, :func:`plan_edit`: the class check, what
+changes) and then written with others (:func:`write_rates`, set-based): a single create or edit
+is a write of one plan, ``/taxes/bulk`` one of all its plans (``views.taxes.RateBatch``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from shopsvc.domain.tax import tax_class_slug
@@ -17,22 +23,41 @@ from shopsvc.writers.context import WriteContext
 COLUMNS = ("country", "state", "rate", "name", "priority", "compound", "shipping", "rate_order")
 
 
-def _class_id(ctx: WriteContext, slug: str) -> int | None:
+#: ``lookup(slug)``: the id of the stored class ``slug``, None when there is none.
+ClassLookup = Callable[[str], int | None]
+
+
+@dataclass(frozen=True)
+class RatePlan:
+    """A checked rate write, before anything is written: ``rate_id`` is None for a new rate;
+    ``values`` the columns to write (every column of a new rate, the changed ones of an edited
+    rate); ``locations`` the location kinds (re)written, postcode first, with their codes."""
+
+    rate_id: int | None
+    values: dict[str, Any]
+    locations: dict[str, list[str]]
+
+
+def class_lookup(ctx: WriteContext) -> ClassLookup:
+    """A class looked up when asked (one statement each): the single routes'."""
+    return lambda slug: taxes_sql.class_id(ctx.conn, slug)
+
+
+def _class_id(lookup: ClassLookup, slug: str) -> int | None:
     """The id of the class ``slug`` (None for the standard class ``""``); 400 when unknown."""
     if slug == "":
         return None
-    found = taxes_sql.class_id(ctx.conn, slug)
+    found = lookup(slug)
     if found is None:
         raise ApiError("shop_api_invalid_tax_class", f'Tax class "{slug}" does not exist.', 400)
     return found
 
 
-def create_rate(ctx: WriteContext, clean: dict[str, Any]) -> int:
-    """Insert a rate and its locations from the validated fields; its id."""
+def plan_create(clean: dict[str, Any], lookup: ClassLookup) -> RatePlan:
+    """The insert of a rate and its locations from the validated fields (``clean_create``)."""
     values = {column: clean[column] for column in COLUMNS}
-    values["tax_class_id"] = _class_id(ctx, clean["class_slug"])
-    locations = {kind: clean[kind] for kind in taxes_sql.LOCATION_KINDS}
-    return taxes_sql.insert_rate(ctx.conn, values, locations)
+    values["tax_class_id"] = _class_id(lookup, clean["class_slug"])
+    return RatePlan(None, values, {kind: clean[kind] for kind in taxes_sql.LOCATION_KINDS})
 
 
 def _stored(column: str) -> str:
@@ -40,22 +65,61 @@ def _stored(column: str) -> str:
     return "order" if column == "rate_order" else column
 
 
-def edit_rate(ctx: WriteContext, current: dict[str, Any], clean: dict[str, Any]) -> None:
-    """Write the validated fields of the rate ``current`` whose values differ."""
-    rate_id = current["id"]
+def plan_edit(current: dict[str, Any], clean: dict[str, Any], lookup: ClassLookup) -> RatePlan:
+    """The write of the validated fields (``clean_rate``) of the loaded rate ``current`` whose
+    values differ."""
     changes = {
         column: clean[column]
         for column in COLUMNS
         if column in clean and clean[column] != current[_stored(column)]
     }
     if "class_slug" in clean:
-        class_id = _class_id(ctx, clean["class_slug"])
+        class_id = _class_id(lookup, clean["class_slug"])
         if class_id != current["tax_class_id"]:
             changes["tax_class_id"] = class_id
-    taxes_sql.update_rate(ctx.conn, rate_id, changes)
-    for kind, stored in taxes_sql.LOCATION_KINDS.items():
-        if kind in clean and clean[kind] != current[stored]:
-            taxes_sql.replace_locations(ctx.conn, rate_id, kind, clean[kind])
+    locations = {
+        kind: clean[kind]
+        for kind, stored in taxes_sql.LOCATION_KINDS.items()
+        if kind in clean and clean[kind] != current[stored]
+    }
+    return RatePlan(current["id"], changes, locations)
+
+
+def write_rates(ctx: WriteContext, plans: Sequence[RatePlan]) -> list[int]:
+    """Write the plans, set-based: the new rates in one insert, the edited columns in one
+    statement per set of columns, the replaced locations in one delete and every location
+    written in one insert (rates and locations get their ids in plan order, as one plan after
+    the other would give them). The rates' ids, in plan order."""
+    created = iter(
+        taxes_sql.insert_rates(ctx.conn, [plan.values for plan in plans if plan.rate_id is None])
+    )
+    ids = [next(created) if plan.rate_id is None else plan.rate_id for plan in plans]
+    edits = [(plan.rate_id, plan.values) for plan in plans if plan.rate_id is not None]
+    taxes_sql.update_rates(ctx.conn, edits)
+    replaced = [
+        (plan.rate_id, kind)
+        for plan in plans
+        if plan.rate_id is not None
+        for kind in plan.locations
+    ]
+    rows = [
+        (rate_id, kind, code)
+        for rate_id, plan in zip(ids, plans, strict=True)
+        for kind, codes in plan.locations.items()
+        for code in codes
+    ]
+    taxes_sql.write_locations(ctx.conn, replaced, rows)
+    return ids
+
+
+def create_rate(ctx: WriteContext, clean: dict[str, Any]) -> int:
+    """Insert a rate and its locations from the validated fields; its id."""
+    return write_rates(ctx, [plan_create(clean, class_lookup(ctx))])[0]
+
+
+def edit_rate(ctx: WriteContext, current: dict[str, Any], clean: dict[str, Any]) -> None:
+    """Write the validated fields of the rate ``current`` whose values differ."""
+    write_rates(ctx, [plan_edit(current, clean, class_lookup(ctx))])
 
 
 def delete_rate(ctx: WriteContext, rate_id: int) -> None:
