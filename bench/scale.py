@@ -14,7 +14,7 @@ before the newest order):
 * ``GET /orders?status=completed&filter[created_at_min]=…&filter[created_at_max]=…&page=5000``;
 * ``GET /products?filter[category]=…``, ``?filter[sku]=…``, ``?filter[q]=…``;
 * ``GET /orders/count?status=any``, ``GET /orders/count``, ``GET /products/count``;
-* ``GET /products/<id>/orders``.
+* ``GET /products/<id>/orders`` of the best-selling product and of the median one.
 
 For each: the first run's time (the first such request of the process), the median of
 ``--repeat`` warm runs, the statements it ran, whether the median is under ``--budget`` ms
@@ -106,11 +106,28 @@ def pick(engine: sa.Engine) -> dict[str, Any]:
             .order_by(products.c.total_sales.desc(), products.c.id)
             .limit(1)
         ).scalar_one()
-        lines = conn.execute(
-            sa.select(sa.func.count()).where(
-                sa.or_(order_items.c.product_id == best, order_items.c.variation_id == best)
-            )
+        listed = sa.and_(products.c.type != "variation", products.c.status == "publish")
+        how_many = conn.execute(sa.select(sa.func.count()).where(listed)).scalar_one()
+        typical = conn.execute(
+            sa.select(products.c.id)
+            .where(listed)
+            .order_by(products.c.total_sales, products.c.id)
+            .offset(how_many // 2)
+            .limit(1)
         ).scalar_one()
+
+        def lines(product_id: int) -> int:
+            return conn.execute(
+                sa.select(sa.func.count()).where(
+                    order_items.c.item_type == "line_item",
+                    sa.or_(
+                        order_items.c.product_id == product_id,
+                        order_items.c.variation_id == product_id,
+                    ),
+                )
+            ).scalar_one()
+
+        best_lines, typical_lines = lines(best), lines(typical)
     words = [w for w in (sku_row.title if sku_row else "").lower().split() if len(w) >= 4]
     return {
         "created_min": newest - dt.timedelta(days=395),
@@ -120,14 +137,16 @@ def pick(engine: sa.Engine) -> dict[str, Any]:
         "sku": sku_row.sku if sku_row else "",
         "q": words[0] if words else "shirt",
         "product": best,
-        "product_lines": lines,
+        "product_lines": best_lines,
+        "typical": typical,
+        "typical_lines": typical_lines,
     }
 
 
 def cases(found: dict[str, Any]) -> list[Case]:
     low, high = _rfc3339(found["created_min"]), _rfc3339(found["created_max"])
     deep = {"status": "completed", "created_at_min": low, "created_at_max": high, "page": "5000"}
-    product = str(found["product"])
+    product, typical = str(found["product"]), str(found["typical"])
     return [
         Case("GET /orders", "/orders", {}, [("orders.count", {}), ("orders.page", {})]),
         Case(
@@ -177,7 +196,16 @@ def cases(found: dict[str, Any]) -> list[Case]:
         ),
         Case("GET /products/count", "/products/count", {}, [("products.count", {})]),
         Case(
-            f"GET /products/{product}/orders",
+            f"GET /products/{typical}/orders (median)",
+            f"/products/{typical}/orders",
+            {},
+            [
+                ("products.orders.count", {"id": typical}),
+                ("products.orders", {"id": typical}),
+            ],
+        ),
+        Case(
+            f"GET /products/{product}/orders (best seller)",
             f"/products/{product}/orders",
             {},
             [
@@ -266,8 +294,9 @@ def run(
     )
     print(
         f"picked: category {found['category']} ({found['category_links']} products), sku "
-        f"{found['sku']}, q {found['q']!r}, product {found['product']} ({found['product_lines']} "
-        f"order lines), created_at {found['created_min']:%Y-%m-%d} .. "
+        f"{found['sku']}, q {found['q']!r}, best seller {found['product']} "
+        f"({found['product_lines']} order lines), median seller {found['typical']} "
+        f"({found['typical_lines']}), created_at {found['created_min']:%Y-%m-%d} .. "
         f"{found['created_max']:%Y-%m-%d}"
     )
     selected = [case for case in cases(found) if args.only in case.label]

@@ -29,8 +29,8 @@ from sqlalchemy import (
     Select,
     delete,
     func,
-    or_,
     select,
+    union,
     union_all,
     update,
 )
@@ -219,17 +219,18 @@ def _family_rows() -> Select[Any]:
     """The rows :func:`load_products` needs, in one statement (``ids``: the requested ones):
     the requested rows, their parents, the children of both, and the children of those
     children that are variable or grouped (duplicates possible; no order)."""
-    parents = select(products.c.parent_id).where(ids_in(products.c.id, "ids"))
-    family = or_(ids_in(products.c.parent_id, "ids"), products.c.parent_id.in_(parents))
+    asked = products.alias("asked")
+    parents = select(asked.c.parent_id).where(ids_in(asked.c.id, "ids"))
+    # The requested ids (those that exist: a parent_id always names a product) and their
+    # parents, as one sub-query: ``parent_id IN (…)`` of it is served by ``ix_products_parent``,
+    # where two such conditions joined by OR had PostgreSQL read every product.
+    heads = union(select(asked.c.id).where(ids_in(asked.c.id, "ids")), parents)
     kids = products.alias("kid")
-    grouping = select(kids.c.id).where(
-        kids.c.type.in_(PARENT_TYPES),
-        or_(ids_in(kids.c.parent_id, "ids"), kids.c.parent_id.in_(parents)),
-    )
+    grouping = select(kids.c.id).where(kids.c.parent_id.in_(heads), kids.c.type.in_(PARENT_TYPES))
     return union_all(
         select(products).where(ids_in(products.c.id, "ids")),
         select(products).where(products.c.id.in_(parents)),
-        select(products).where(family),
+        select(products).where(products.c.parent_id.in_(heads)),
         select(products).where(products.c.parent_id.in_(grouping)),
     )
 
@@ -408,13 +409,14 @@ def gallery_query(ids: Ids) -> Select[Any]:
 def media_query(media_ids: Ids, gallery_of: Ids | None = None) -> Select[Any]:
     """The media rows ``media_ids`` (the products' featured images) and those of the galleries
     of the products ``gallery_of``."""
-    where = ids_in(media.c.id, media_ids)
-    if gallery_of is not None:
-        gallery = select(product_gallery.c.media_id).where(
-            ids_in(product_gallery.c.product_id, gallery_of)
-        )
-        where = or_(where, media.c.id.in_(gallery))
-    return select(media).where(where)
+    if gallery_of is None:
+        return select(media).where(ids_in(media.c.id, media_ids))
+    # one ``IN`` of a union: an OR of the two conditions had PostgreSQL read every media row
+    wanted = union(
+        select(product_gallery.c.media_id).where(ids_in(product_gallery.c.product_id, gallery_of)),
+        select(media.c.id).where(ids_in(media.c.id, media_ids)),
+    )
+    return select(media).where(media.c.id.in_(wanted))
 
 
 def _load_images(nodes: dict[int, ProductData], loaded: Loaded) -> None:
