@@ -36,7 +36,6 @@ from sqlalchemy import (
     Connection,
     Executable,
     Select,
-    and_,
     case,
     delete,
     func,
@@ -44,6 +43,7 @@ from sqlalchemy import (
     or_,
     select,
     union,
+    union_all,
     update,
 )
 
@@ -191,14 +191,21 @@ def count_orders(conn: Connection, params: ListFilters, filters: OrderFilters) -
     return int(conn.execute(count_query(params, filters)).scalar_one())
 
 
-def count_by_status_query(params: ListFilters, filters: OrderFilters) -> Select[Any]:
+def count_by_status_query(params: ListFilters, filters: OrderFilters) -> CompoundSelect:
     """``(status, n)`` of the orders matching the filters but ``filters.statuses``, per listed
-    status (``/orders/count?status=any``)."""
-    terms = [
-        *_filter_terms(OrderFilters(statuses=LISTED_STATUSES, customer_id=filters.customer_id)),
-        *common_filters(LISTABLE, params),
-    ]
-    return select(orders.c.status, func.count()).where(and_(True, *terms)).group_by(orders.c.status)
+    status (``/orders/count?status=any``): one ``count(*)`` per status, joined by ``UNION ALL``
+    -- each a range of ``ix_orders_status`` (index-only), which PostgreSQL counts faster than it
+    groups the whole index by status (and may count in parallel)."""
+    common = common_filters(LISTABLE, params)
+    return union_all(
+        *(
+            select(literal(status).label("status"), func.count().label("n")).where(
+                *_filter_terms(OrderFilters(statuses=(status,), customer_id=filters.customer_id)),
+                *common,
+            )
+            for status in LISTED_STATUSES
+        )
+    )
 
 
 def count_by_status(conn: Connection, params: ListFilters, filters: OrderFilters) -> dict[str, int]:
