@@ -9,6 +9,7 @@ from collections import defaultdict
 import pytest
 import sqlalchemy as sa
 
+from shopsvc.dba import Explain
 from shopsvc.sql import products as products_sql
 from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import product_terms, products
@@ -105,3 +106,22 @@ def test_search_matches_a_word_in_any_searched_column_only(
     assert search("zyqx omegaq") & ours == {made["both"]}
     assert search("zyq x") & ours >= {made["across"]}  # two words, each somewhere
     assert search("lamp zyqx") & ours == {made["title"]}
+
+
+def test_the_search_index_serves_filter_q(engine: sa.Engine, factory: CatalogFactory) -> None:
+    """PostgreSQL: ``filter[q]``'s expression is the one ``ix_products_search`` indexes (were
+    they to drift apart, the search would read every product)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("a PostgreSQL index (SQLite has no trigrams)")
+    factory.product("Brass lamp", description="a lamp of brass")
+    every_status = products_sql.ProductFilters(statuses=None)  # no condition for another index
+    query = products_sql.count_query(ListFilters(q="brass lamp"), every_status)
+    with engine.connect() as conn, conn.begin() as transaction:
+        # on a few rows any plan is cheap: leave the planner no other way than this index
+        # (the transaction is rolled back, the index dropped for its duration only)
+        conn.exec_driver_sql("DROP INDEX ix_products_listed")
+        for scan in ("seqscan", "indexscan", "indexonlyscan"):
+            conn.exec_driver_sql(f"SET LOCAL enable_{scan} = off")
+        plan = "\n".join(str(row[0]) for row in conn.execute(Explain(query)))
+        transaction.rollback()
+    assert "Bitmap Index Scan on ix_products_search" in plan, plan
