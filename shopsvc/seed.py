@@ -1987,8 +1987,9 @@ def run(
         with write_transaction(engine) as conn:
             sql.add_total_sales(conn, dict(sold))
     if postgres and options.orders + options.products >= 10_000:
-        with engine.begin() as conn:  # fresh planner statistics for what was added
-            sql.analyze(conn, ANALYZED)
+        # fresh planner statistics and visibility map for what was added
+        with engine.connect() as conn:
+            sql.vacuum_analyze(conn.execution_options(isolation_level="AUTOCOMMIT"), ANALYZED)
     return {
         "tag": tag,
         "seed_value": options.seed_value,

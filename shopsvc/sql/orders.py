@@ -33,10 +33,10 @@ from typing import Any
 from sqlalchemy import (
     BindParameter,
     ColumnElement,
+    CompoundSelect,
     Connection,
     Executable,
     Select,
-    and_,
     bindparam,
     case,
     delete,
@@ -44,6 +44,8 @@ from sqlalchemy import (
     literal,
     or_,
     select,
+    union,
+    union_all,
     update,
 )
 
@@ -52,6 +54,7 @@ from shopsvc.sql.bundle import Bundle, Ids, ids_in
 from shopsvc.sql.paging import Listable, ListFilters, common_filters
 from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import (
+    LINE_ITEM,
     attributes,
     customer_profiles,
     order_item_meta,
@@ -134,7 +137,7 @@ class OrderFilters:
     product_id: int | None = None
 
 
-def _filter_terms(filters: OrderFilters) -> list[ColumnElement[bool]]:
+def _filter_terms(filters: OrderFilters, *, counting: bool = False) -> list[ColumnElement[bool]]:
     terms: list[ColumnElement[bool]] = []
     if filters.statuses is None:
         terms.append(orders.c.status != TRASH)
@@ -143,15 +146,29 @@ def _filter_terms(filters: OrderFilters) -> list[ColumnElement[bool]]:
     if filters.customer_id:
         terms.append(orders.c.customer_id == filters.customer_id)
     if filters.product_id is not None:
-        terms.append(orders.c.id.in_(_with_product(filters.product_id)))
+        with_product = _with_product if counting else _with_product_lines
+        terms.append(orders.c.id.in_(with_product(filters.product_id)))
     return terms
 
 
-def _with_product(product_id: int) -> Select[Any]:
-    """The ids of the orders with a line item of the product or variation ``product_id``."""
+def _with_product_lines(product_id: int) -> Select[Any]:
+    """The ids of the orders with a line item of the product or variation ``product_id``, as
+    one ``OR``: for a page, PostgreSQL may then walk the orders newest first and probe each
+    one's items (``ix_order_items_order``), stopping at the page's end -- what a product in
+    many orders wants; a rare one's orders are found by the product indexes."""
     return select(order_items.c.order_id).where(
-        order_items.c.item_type == "line_item",
+        LINE_ITEM,
         or_(order_items.c.product_id == product_id, order_items.c.variation_id == product_id),
+    )
+
+
+def _with_product(product_id: int) -> CompoundSelect:
+    """The same ids as :func:`_with_product_lines`, as the union of two index-only scans
+    (``ix_order_items_product`` and ``_variation``, over the line items): for a count, which
+    reads them all."""
+    return union(
+        select(order_items.c.order_id).where(LINE_ITEM, order_items.c.product_id == product_id),
+        select(order_items.c.order_id).where(LINE_ITEM, order_items.c.variation_id == product_id),
     )
 
 
@@ -162,7 +179,8 @@ def page_query(params: ListFilters, filters: OrderFilters) -> Select[Any]:
 
 def count_query(params: ListFilters, filters: OrderFilters) -> Select[Any]:
     """The number of orders matching the filters (the list's total, ``/orders/count``)."""
-    return paging.total_query(select(orders.c.id), LISTABLE, params, _filter_terms(filters))
+    terms = _filter_terms(filters, counting=True)
+    return paging.total_query(select(orders.c.id), LISTABLE, params, terms)
 
 
 def page_order_ids(
@@ -179,14 +197,21 @@ def count_orders(conn: Connection, params: ListFilters, filters: OrderFilters) -
     return int(conn.execute(count_query(params, filters)).scalar_one())
 
 
-def count_by_status_query(params: ListFilters, filters: OrderFilters) -> Select[Any]:
+def count_by_status_query(params: ListFilters, filters: OrderFilters) -> CompoundSelect:
     """``(status, n)`` of the orders matching the filters but ``filters.statuses``, per listed
-    status (``/orders/count?status=any``)."""
-    terms = [
-        *_filter_terms(OrderFilters(statuses=LISTED_STATUSES, customer_id=filters.customer_id)),
-        *common_filters(LISTABLE, params),
-    ]
-    return select(orders.c.status, func.count()).where(and_(True, *terms)).group_by(orders.c.status)
+    status (``/orders/count?status=any``): one ``count(*)`` per status, joined by ``UNION ALL``
+    -- each a range of ``ix_orders_status`` (index-only), which PostgreSQL counts faster than it
+    groups the whole index by status (and may count in parallel)."""
+    common = common_filters(LISTABLE, params)
+    return union_all(
+        *(
+            select(literal(status).label("status"), func.count().label("n")).where(
+                *_filter_terms(OrderFilters(statuses=(status,), customer_id=filters.customer_id)),
+                *common,
+            )
+            for status in LISTED_STATUSES
+        )
+    )
 
 
 def count_by_status(conn: Connection, params: ListFilters, filters: OrderFilters) -> dict[str, int]:
@@ -196,9 +221,9 @@ def count_by_status(conn: Connection, params: ListFilters, filters: OrderFilters
     return {status: found.get(status, 0) for status in LISTED_STATUSES}
 
 
-def with_product_query(product_id: int) -> Select[Any]:
+def with_product_query(product_id: int) -> CompoundSelect:
     """The ids of the orders (any status) with a line item of the product or variation."""
-    return _with_product(product_id).distinct()
+    return _with_product(product_id)
 
 
 def order_ids_with_product(conn: Connection, product_id: int) -> list[int]:
@@ -382,12 +407,14 @@ def _line_products(data: OrdersData, rows: list[Row]) -> None:
 
 
 def line_products_query(order_ids: Ids) -> Select[Any]:
-    """SKU and parent of the products and variations of these orders' line items."""
+    """SKU and parent of the products and variations of these orders' line items (one ``IN``
+    of a union: two ``IN``s joined by ``OR`` made PostgreSQL read every product)."""
+    line_ids = union(
+        _line_items(order_ids, order_items.c.product_id),
+        _line_items(order_ids, order_items.c.variation_id),
+    )
     return select(products.c.id, products.c.sku, products.c.parent_id).where(
-        or_(
-            products.c.id.in_(_line_items(order_ids, order_items.c.product_id)),
-            products.c.id.in_(_line_items(order_ids, order_items.c.variation_id)),
-        )
+        products.c.id.in_(line_ids)
     )
 
 

@@ -22,6 +22,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    literal_column,
     text,
 )
 from sqlalchemy.types import TypeDecorator, TypeEngine
@@ -316,6 +317,37 @@ Index(
     postgresql_where=_LIVE_SKU,
     sqlite_where=_LIVE_SKU,
 )
+#: The product lists' rows (every list but a ``filter[sku]`` one leaves variations out): the
+#: list's terms spell it as here (a literal, so that SQLite too uses the partial indexes).
+LISTED_PRODUCT = products.c.type != literal_column("'variation'")
+_LISTED = text("type <> 'variation'")
+# The default product list (status, newest first) and its count, index-only.
+Index(
+    "ix_products_listed",
+    products.c.status,
+    products.c.created_at,
+    products.c.id,
+    postgresql_where=_LISTED,
+    sqlite_where=_LISTED,
+)
+#: What ``filter[q]`` searches, lower-cased: each word must occur in it (a word has no space,
+#: so it never matches across two of the columns). ``ix_products_search`` indexes the same
+#: expression.
+PRODUCT_SEARCH_TEXT = func.lower(
+    products.c.title
+    + literal_column("' '")
+    + products.c.description
+    + literal_column("' '")
+    + products.c.short_description
+)
+# PostgreSQL: the trigrams (``pg_trgm``) of ``PRODUCT_SEARCH_TEXT`` serve ``LIKE '%word%'``;
+# SQLite has no such index (its search reads the rows of the list's index).
+Index(
+    "ix_products_search",
+    text("lower(title || ' ' || description || ' ' || short_description) gin_trgm_ops"),
+    _table=products,
+    postgresql_using="gin",
+).ddl_if(dialect="postgresql")
 
 product_gallery = Table(
     "product_gallery",
@@ -534,6 +566,8 @@ orders = Table(
     Index("ix_orders_created", "created_at", "id"),
     Index("ix_orders_updated", "updated_at", "id"),
     Index("ix_orders_customer", "customer_id", "created_at", "id"),
+    # the narrowest index of every order: counting them by status reads only it
+    Index("ix_orders_status", "status"),
     sqlite_autoincrement=True,
 )
 
@@ -566,9 +600,26 @@ order_items = Table(
     Column("tax_total", Money(), nullable=False, server_default="0"),
     Column("shipping_tax_total", Money(), nullable=False, server_default="0"),
     Index("ix_order_items_order", "order_id", "item_type", "id"),
-    Index("ix_order_items_product", "product_id"),
-    Index("ix_order_items_variation", "variation_id"),
     sqlite_autoincrement=True,
+)
+#: The line items (the only items with a product); spelled as here in the queries (a literal,
+#: so that SQLite too uses the partial indexes).
+LINE_ITEM = order_items.c.item_type == literal_column("'line_item'")
+_LINES = text("item_type = 'line_item'")
+# The orders of a product or variation, index-only (``/products/<id>/orders``).
+Index(
+    "ix_order_items_product",
+    order_items.c.product_id,
+    order_items.c.order_id,
+    postgresql_where=_LINES,
+    sqlite_where=_LINES,
+)
+Index(
+    "ix_order_items_variation",
+    order_items.c.variation_id,
+    order_items.c.order_id,
+    postgresql_where=_LINES,
+    sqlite_where=_LINES,
 )
 
 # Line item meta in insertion order (variation attributes, ``Backordered``, ``_reduced_stock``…).

@@ -1,0 +1,127 @@
+"""The product queries rewritten for a large catalogue (docs/sql.md, "The seeded million-order
+database") answer what the simple forms answered, on both databases, at their boundaries."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+import pytest
+import sqlalchemy as sa
+
+from shopsvc.dba import Explain
+from shopsvc.sql import products as products_sql
+from shopsvc.sql.paging import ListFilters
+from shopsvc.sql.tables import product_terms, products
+from tests.catalog_factory import CatalogFactory
+
+
+def _qualifies(row: sa.Row, hide_out_of_stock: bool) -> bool:
+    return (
+        row.status == "publish"
+        and row.type != "variation"
+        and row.catalog_visibility in products_sql.CATALOG_VISIBLE
+        and not (hide_out_of_stock and row.stock_status == "outofstock")
+    )
+
+
+@pytest.mark.parametrize("hide_out_of_stock", [False, True])
+def test_related_members_are_the_first_qualifying_ones_of_each_term(
+    engine: sa.Engine, factory: CatalogFactory, hide_out_of_stock: bool
+) -> None:
+    """Per term, the ``RELATED_LIMIT + 1`` smallest ids of its published, catalog-visible
+    (in-stock when hidden) non-variation members: terms with no, fewer, exactly as many and
+    more members than that, the members that do not qualify interleaved."""
+    rng = random.Random(7)
+    limit = products_sql.RELATED_LIMIT + 1
+    sizes = [0, 1, limit - 1, limit, limit + 1, 3 * limit]
+    term_ids = [factory.category(f"Related size {n} {hide_out_of_stock}") for n in sizes]
+    term_ids.append(factory.tag(f"Related tag {hide_out_of_stock}"))
+    sizes.append(2 * limit)
+    spoilers = [
+        {"status": "draft"},
+        {"status": "trash"},
+        {"catalog_visibility": "hidden"},
+        {"catalog_visibility": "search"},
+        {"stock_status": "outofstock"},
+        {"type": "variation"},
+    ]
+    for term_id, size in zip(term_ids, sizes, strict=True):
+        for n in range(size):
+            extra = rng.choice(spoilers) if rng.random() < 0.4 else {}
+            catalog = rng.choice(["visible", "catalog"])
+            columns = {"catalog_visibility": catalog, **extra}
+            if rng.random() < 0.3:  # a member of two of the terms
+                other = rng.choice(term_ids)
+                factory.product(f"M {term_id} {n}", categories=[term_id, other], **columns)
+            else:
+                factory.product(f"M {term_id} {n}", categories=[term_id], **columns)
+    with engine.connect() as conn:
+        members = conn.execute(
+            sa.select(product_terms.c.term_id, products)
+            .join(products, products.c.id == product_terms.c.product_id)
+            .where(product_terms.c.term_id.in_(term_ids))
+        ).all()
+        found = conn.execute(products_sql.related_query(term_ids, hide_out_of_stock)).all()
+    expected: dict[int, list[int]] = defaultdict(list)
+    for row in members:
+        if _qualifies(row, hide_out_of_stock):
+            expected[row.term_id].append(row.id)
+    wanted = sorted((t, p) for t, ids in expected.items() for p in sorted(ids)[:limit])
+    ranked = [(row.term_id, row.product_id) for row in found if row.product_id is not None]
+    assert sorted(ranked) == wanted
+    # one row per term and rank, NULL past a term's last member
+    assert len(found) == len(term_ids) * limit
+    # the boundaries were there to be crossed
+    assert any(len(ids) > limit for ids in expected.values())
+    assert any(0 < len(ids) < limit for ids in expected.values())
+
+
+def test_search_matches_a_word_in_any_searched_column_only(
+    engine: sa.Engine, factory: CatalogFactory
+) -> None:
+    """``filter[q]``: every word in the title, the description or the short description
+    (case-insensitively), each word anywhere."""
+    made = {
+        "title": factory.product("Zyqx Alpha Lamp"),
+        "description": factory.product("Plain", description="a ZYQX beta thing"),
+        "short": factory.product("Plain", short_description="zyqxgamma"),
+        "across": factory.product("Lamp zyq", description="x delta"),
+        "both": factory.product("Zyqx", description="omegaq"),
+    }
+
+    def search(q: str) -> set[int]:
+        params = ListFilters(limit=100, q=q)
+        filters = products_sql.ProductFilters(statuses=None)
+        with engine.connect() as conn:
+            return {row.id for row in conn.execute(products_sql.page_query(params, filters))}
+
+    ours = set(made.values())
+    assert search("zyqx") & ours == {
+        made["title"],
+        made["description"],
+        made["short"],
+        made["both"],
+    }
+    assert search("zyqx omegaq") & ours == {made["both"]}
+    assert search("zyq x") & ours >= {made["across"]}  # two words, each somewhere
+    assert search("lamp zyqx") & ours == {made["title"]}
+
+
+def test_the_search_index_serves_filter_q(engine: sa.Engine, factory: CatalogFactory) -> None:
+    """PostgreSQL: ``filter[q]``'s expression is the one ``ix_products_search`` indexes (were
+    they to drift apart, the search would read every product)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("a PostgreSQL index (SQLite has no trigrams)")
+    factory.product("Brass lamp", description="a lamp of brass")
+    every_status = products_sql.ProductFilters(statuses=None)  # no condition for another index
+    query = products_sql.count_query(ListFilters(q="brass lamp"), every_status)
+    with engine.connect() as conn, conn.begin() as transaction:
+        # on a few rows any plan is cheap: leave the planner no other way than this index
+        # (the transaction is rolled back, the index dropped for its duration only)
+        conn.exec_driver_sql("DROP INDEX ix_products_listed")
+        for scan in ("seqscan", "indexscan", "indexonlyscan"):
+            conn.exec_driver_sql(f"SET LOCAL enable_{scan} = off")
+        plan = "\n".join(str(row[0]) for row in conn.execute(Explain(query)))
+        transaction.rollback()
+    assert "Bitmap Index Scan on ix_products_search" in plan, plan
