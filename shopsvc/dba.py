@@ -91,10 +91,12 @@ def named_query(name: str) -> catalog.NamedQuery:
         raise UsageError(f"no named query {name!r} (`sql` lists them){hint}") from None
 
 
-def build(name: str, filters: dict[str, str]) -> tuple[catalog.NamedQuery, catalog.Built]:
+def build(
+    name: str, filters: dict[str, str], dialect: str = "postgresql"
+) -> tuple[catalog.NamedQuery, catalog.Built]:
     query = named_query(name)
     try:
-        return query, query.build(filters)
+        return query, query.build(filters, dialect)
     except catalog.FilterError as exc:
         raise UsageError(str(exc)) from None
 
@@ -166,7 +168,7 @@ def cmd_sql(engine: Engine, settings: Settings, args: argparse.Namespace) -> lis
         for query in catalog.QUERIES.values():
             print(f"{query.name} — {query.description}")
         return []
-    query, built = build(args.name, parse_filters(args.filter))
+    query, built = build(args.name, parse_filters(args.filter), engine.dialect.name)
     keys = ", ".join(query.filter_keys()) or "none"
     print(f"-- {query.name}: {query.description}")
     print(f"-- filters: {keys}")
@@ -176,7 +178,7 @@ def cmd_sql(engine: Engine, settings: Settings, args: argparse.Namespace) -> lis
 
 def cmd_explain(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Any]:
     """The plan of a named query with the ``--filter`` parameters."""
-    _query, built = build(args.name, parse_filters(args.filter))
+    _query, built = build(args.name, parse_filters(args.filter), engine.dialect.name)
     try:
         with engine.connect() as conn:
             lines = plan(conn, built, analyze=args.analyze)

@@ -55,9 +55,11 @@ class Args:
     """The ``--filter key=value`` pairs of one build, read through typed getters; the keys read
     are remembered (``unread`` names the others)."""
 
-    def __init__(self, values: Mapping[str, str]) -> None:
+    def __init__(self, values: Mapping[str, str], dialect: str = "postgresql") -> None:
         self.values = dict(values)
         self.read: set[str] = set()
+        #: The database the statement is for (a few queries take another form on SQLite).
+        self.dialect = dialect
 
     def _take(self, key: str) -> str | None:
         self.read.add(key)
@@ -185,10 +187,10 @@ class NamedQuery:
     description: str
     builder: Builder = field(repr=False)
 
-    def build(self, values: Mapping[str, str] | None = None) -> Built:
+    def build(self, values: Mapping[str, str] | None = None, dialect: str = "postgresql") -> Built:
         """The statement for these ``--filter`` values (``FilterError`` for a key it does not
-        read or a value it cannot use)."""
-        args = Args(values or {})
+        read or a value it cannot use), in ``dialect``'s form."""
+        args = Args(values or {}, dialect)
         built = self.builder(args)
         unknown = args.unread()
         if unknown:
@@ -280,7 +282,9 @@ def _products_family(args: Args) -> Executable:
     "product records: every child table (gallery … related) in one statement",
 )
 def _products_children(args: Args) -> Executable:
-    return products.children_bundle_query(args.ids("ids"), args.flag("hide_out_of_stock"))
+    return products.children_bundle_query(
+        args.ids("ids"), args.flag("hide_out_of_stock"), args.dialect
+    )
 
 
 @named("products.load.variations", "product records: the variations and grouped children (part)")
@@ -335,7 +339,9 @@ def _products_ratings(args: Args) -> Executable:
 
 @named("products.load.related", "product records: related_ids (first members of the terms)")
 def _products_related(args: Args) -> Executable:
-    return products.related_query(args.ids("term_ids"), args.flag("hide_out_of_stock"))
+    return products.related_query(
+        args.ids("term_ids"), args.flag("hide_out_of_stock"), args.dialect
+    )
 
 
 @named("products.reviews", "GET /products/<id>/reviews: the approved reviews of a product")
