@@ -606,20 +606,20 @@ order_items = Table(
 #: so that SQLite too uses the partial indexes).
 LINE_ITEM = order_items.c.item_type == literal_column("'line_item'")
 _LINES = text("item_type = 'line_item'")
-# The orders of a product or variation, index-only (``/products/<id>/orders``).
+# The orders of a product or variation, index-only (``/products/<id>/orders``). Partial on
+# PostgreSQL only: SQLite's planner preferred a partial index to ``ix_order_items_order`` for
+# an order's line items (a scan of every line item: an order's children 0.2 -> 0.8 ms).
 Index(
     "ix_order_items_product",
     order_items.c.product_id,
     order_items.c.order_id,
     postgresql_where=_LINES,
-    sqlite_where=_LINES,
 )
 Index(
     "ix_order_items_variation",
     order_items.c.variation_id,
     order_items.c.order_id,
     postgresql_where=_LINES,
-    sqlite_where=_LINES,
 )
 
 # Line item meta in insertion order (variation attributes, ``Backordered``, ``_reduced_stock``…).
