@@ -7,6 +7,7 @@ totals (``domain/tax.py``, ``domain/totals.py``), records and rendering all roun
 
 from __future__ import annotations
 
+import functools
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
 __all__ = ["format_decimal", "round_money"]
@@ -15,6 +16,12 @@ _PRECISION = 60  # digits: enough that no amount or rate is ever rounded by the 
 _EXPONENTS = {places: Decimal(1).scaleb(-places) for places in range(21)}
 
 
+#: Amounts repeat (a price on every line and page): both functions remember their latest
+#: answers. Equal amounts (``1.5``, ``1.50``) round alike, so either may answer for the other.
+_REMEMBERED = 8192
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
 def round_money(amount: Decimal | int | str, places: int) -> Decimal:
     """``amount`` at exactly ``places`` decimals, rounded half away from zero (``1.005`` →
     ``1.01``, ``-1.005`` → ``-1.01``); a result of zero is never negative."""
@@ -28,6 +35,7 @@ def round_money(amount: Decimal | int | str, places: int) -> Decimal:
     return rounded.copy_abs() if rounded.is_zero() else rounded
 
 
+@functools.lru_cache(maxsize=_REMEMBERED)
 def format_decimal(value: Decimal | int | str | None, places: int) -> str:
     """``value`` as a string with exactly ``places`` decimals (:func:`round_money`), never in
     exponent notation; ``None`` and ``""`` count as zero."""
