@@ -149,6 +149,7 @@ def _place(symbol: str, number: str, position: str, space: str) -> str:
     return number + space + symbol
 
 
+@functools.lru_cache(maxsize=4096)
 def format_money(amount: Decimal, fmt: MoneyFormat) -> str:
     """Plain-text money, e.g. ``$1,234.50``, ``1.234,50 €`` (``right_space``). A negative
     amount carries its minus sign in front of everything (``-$5.00``)."""
@@ -156,6 +157,7 @@ def format_money(amount: Decimal, fmt: MoneyFormat) -> str:
     return ("-" if negative else "") + _place(fmt.symbol, number, fmt.position, " ")
 
 
+@functools.lru_cache(maxsize=4096)  # prices repeat across a page (the format is hashable)
 def amount_html(amount: Decimal, fmt: MoneyFormat) -> str:
     """One amount as HTML: ``<span class="amount">$10.00</span>`` (decisions.md §5).
 
