@@ -30,6 +30,7 @@ from sqlalchemy import (
 
 from shopsvc.sql.product_writes import SHIPPING_CLASS
 from shopsvc.sql.tables import (
+    Id,
     media,
     product_gallery,
     product_terms,
@@ -39,6 +40,8 @@ from shopsvc.sql.tables import (
 )
 
 Row = dict[str, Any]
+#: The largest id a row can have (a larger one binds as -1, which finds nothing).
+MAX_ID = Id.MAX
 
 
 # --- reads of the planner
@@ -67,6 +70,12 @@ def get_rows(conn: Connection, ids: Iterable[int]) -> dict[int, Row]:
         return {}
     query = select(products).where(products.c.id.in_(wanted)).with_for_update()
     return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
+
+
+def get_last_id(conn: Connection) -> int:
+    """The largest product or variation id (0 when there is none): every id a new row gets is
+    above it."""
+    return int(conn.execute(select(func.coalesce(func.max(products.c.id), 0))).scalar_one())
 
 
 def get_terms_of(conn: Connection, product_ids: Iterable[int]) -> dict[int, dict[int, str]]:
@@ -196,8 +205,15 @@ def insert_products(conn: Connection, slots: Sequence[Row | None]) -> list[int]:
     else:
         for row in rows:
             row.pop("id", None)
-    statement = insert(products).returning(products.c.id, sort_by_parameter_order=True)
-    return [int(i) for i in conn.execute(statement, rows).scalars()]
+    if conn.dialect.name == "postgresql":
+        statement = insert(products).returning(products.c.id, sort_by_parameter_order=True)
+        return [int(i) for i in conn.execute(statement, rows).scalars()]
+    # SQLite gives the rows of a multi-row VALUES increasing ids in order, but returns them in no
+    # promised order (so SQLAlchemy would insert one row per statement to keep the order):
+    # insert them together and put the ids in order.
+    return sorted(
+        int(i) for i in conn.execute(insert(products).returning(products.c.id), rows).scalars()
+    )
 
 
 def update_products(conn: Connection, rows: Sequence[Row]) -> None:

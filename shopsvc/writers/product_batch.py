@@ -27,13 +27,13 @@ updates), creates and edits alike:
 
 Anything else raises :class:`~shopsvc.bulk.Sequential` (the whole bulk then runs one element at a
 time, as before): an edit of a variation, anything of a variable product (its stock status and
-variations' titles follow from its variations), an edit of a grouped product or of a product
-that has a parent (their records show each other), ``attributes``, ``downloads``, a non-zero
-``parent_id``, an image to download or with an ``alt`` or ``title``, a new product in the trash
-or a trashed one restored, a product written twice, an id the bulk's own creates may take, a
-SKU lookup of a SKU an earlier element wrote, a non-ASCII SKU written (``lower()`` differs between
-the databases), an edit moving a product in or out of a category or tag that an earlier element's
-product has (its ``related_ids`` as the single write would have shown it).
+variations' titles follow from its variations), an edit of a grouped product or of a product that
+has a parent (their records show each other), ``attributes``, ``downloads``, a non-zero
+``parent_id``, an image to download or with an ``alt`` or ``title``, a trashed product restored, a
+product written twice, an id the bulk's own creates may take, a SKU lookup of a SKU an earlier
+element wrote, a non-ASCII SKU written (``lower()`` differs between the databases), an edit moving a
+product in or out of a category or tag that an earlier element's product has (its ``related_ids`` as
+the single write would have shown it).
 
 Exactness where a one-by-one run shows the elements' order:
 
@@ -140,6 +140,7 @@ class ProductBatch:
         self._touched_skus: set[str] = set()
         self._written: set[int] = set()
         self._creates = 0
+        self._last: int | None = None
         self._slots: list[Plan | None] = []
         self._related_terms: set[int] = set()
         self._plans: list[Plan] = []
@@ -256,18 +257,26 @@ class ProductBatch:
         return self._db_owner(sku)
 
     def _fetch(self, conn: Any, product_id: int) -> Row | None:
+        """The loaded row of ``product_id`` (the record validation's ``fetch``)."""
         row = self._rows.get(product_id)
-        if row is None and self._creates:
+        if row is None and self._creates and self._last_id() < product_id <= sql.MAX_ID:
             raise Sequential(f"product {product_id} may be one this bulk creates")
         return row
+
+    def _last_id(self) -> int:
+        """The largest id before this bulk (read once, only when an id is not found after a
+        create: a one-by-one run would find a product an earlier element created)."""
+        if self._last is None:
+            self._last = sql.get_last_id(self.ctx.conn)
+        return self._last
 
     def _plan_create(self, element: dict[str, Any]) -> Plan:
         if element.get("title") is None:
             raise validation.missing_title()
         kind = validation.product_type("simple" if element.get("type") is None else element["type"])
         clean = self._cleaned_or_raise(element)
-        if kind == "variable" or clean.get("status") == "trash":
-            raise Sequential("a variable product, or a new product in the trash")
+        if kind == "variable":
+            raise Sequential("a variable product")
         self._unsupported(clean)
         base = create_slug_base(clean)
         slug = catalog.unique_slug(base, self._taken(base, None))
