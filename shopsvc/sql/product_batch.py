@@ -179,8 +179,14 @@ def new_row(values: Mapping[str, Any]) -> Row:
     return {"id": None, **DEFAULTS, **values}
 
 
+def burns_failed_ids(conn: Connection) -> bool:
+    """Whether an insert rolled back keeps its id taken (PostgreSQL's sequences) rather than
+    giving it to the next insert (SQLite's AUTOINCREMENT counter rolls back with the row)."""
+    return conn.dialect.name == "postgresql"
+
+
 def insert_products(conn: Connection, slots: Sequence[Row | None]) -> list[int]:
-    """Insert the rows of ``slots`` (every column but ``id``), in one statement; their ids, in
+    """Insert the rows of ``slots`` (every column but ``id``) in one statement; their ids, in
     order.
 
     ``slots`` are the inserts of one-by-one creates, in order; None marks a create whose insert
@@ -190,9 +196,7 @@ def insert_products(conn: Connection, slots: Sequence[Row | None]) -> list[int]:
     slot, and the rows inserted with theirs, so that every id is the one a one-by-one run gives.
     """
     rows = [dict(slot) for slot in slots if slot is not None]
-    if not rows:
-        return []
-    if conn.dialect.name == "postgresql" and len(rows) < len(slots):
+    if burns_failed_ids(conn) and len(rows) < len(slots):
         sequence = func.pg_get_serial_sequence(products.name, products.c.id.name)
         drawn = sorted(
             conn.execute(
@@ -202,9 +206,8 @@ def insert_products(conn: Connection, slots: Sequence[Row | None]) -> list[int]:
         ids = [drawn[i] for i, slot in enumerate(slots) if slot is not None]
         for row, product_id in zip(rows, ids, strict=True):
             row["id"] = product_id
-    else:
-        for row in rows:
-            row.pop("id", None)
+    if not rows:
+        return []
     if conn.dialect.name == "postgresql":
         statement = insert(products).returning(products.c.id, sort_by_parameter_order=True)
         return [int(i) for i in conn.execute(statement, rows).scalars()]

@@ -94,8 +94,7 @@ class Plan:
     create: bool
     changed: set[str] = field(default_factory=set)
     terms: dict[str, list[int]] = field(default_factory=dict)
-    gallery: list[int] | None = None
-    clear_gallery: bool = False
+    gallery: list[int] | None = None  # the new gallery; None: left as it is
     stock_moved: bool = False
 
     @property
@@ -140,6 +139,7 @@ class ProductBatch:
         self._touched_skus: set[str] = set()
         self._written: set[int] = set()
         self._creates = 0
+        self._left = 0  # elements still to plan
         self._last: int | None = None
         self._slots: list[Plan | None] = []
         self._related_terms: set[int] = set()
@@ -158,6 +158,7 @@ class ProductBatch:
         tax_classes: set[str] = set()
         media_ids: set[int] = set()
         cleaned: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self._left = sum(1 for element in elements if isinstance(element, dict))
         for element in elements:
             if not isinstance(element, dict):
                 continue
@@ -237,6 +238,22 @@ class ProductBatch:
     # --- plan: one element's checks, in the single write's order
 
     def plan(self, element: dict[str, Any]) -> Plan:
+        self._left -= 1
+        try:
+            return self._plan(element)
+        except ApiError:
+            if self._left == 0 and not self._plans and None in self._slots:
+                self._nothing_to_write()
+            raise
+
+    def _nothing_to_write(self) -> None:
+        """The last element failed and none passed, so ``write`` will not run; but creates
+        failed after their insert, whose ids a one-by-one run leaves taken where the database
+        does not give them back (PostgreSQL): that run must take them."""
+        if sql.burns_failed_ids(self.ctx.conn):
+            raise Sequential("failed creates whose ids a one-by-one run takes")
+
+    def _plan(self, element: dict[str, Any]) -> Plan:
         product_id, sku = validation.bulk_target(element)
         if sku:
             product_id = self._sku_owner(sku) or 0
@@ -415,8 +432,9 @@ class ProductBatch:
         self._check_related(plan, previous)
 
     def _images(self, plan: Plan, images: ImagesInput) -> Row:
+        """``write_images`` for images named by existing media id (or cleared)."""
         if images.clear:
-            plan.gallery, plan.clear_gallery = [], True
+            plan.gallery = []
             return {"image_id": None}
         media_ids = []
         for item in images.items:
@@ -424,7 +442,6 @@ class ProductBatch:
                 raise invalid_param(f"{item.field}.id", f"no image with ID {item.id}")
             media_ids.append(item.id)
         changes, plan.gallery = arrange_images(images.items, media_ids)
-        plan.clear_gallery = plan.gallery is not None
         return changes
 
     def _sku(self, row: Row, clean: dict[str, Any], final_status: str) -> bool:
