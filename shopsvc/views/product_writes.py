@@ -26,7 +26,7 @@ from shopsvc.bulk import run_bulk
 from shopsvc.errors import ApiError
 from shopsvc.families import PRODUCTS
 from shopsvc.media import prefetch_images
-from shopsvc.records.products import product_record
+from shopsvc.records.products import product_record, product_records
 from shopsvc.resources import Product, Products, ProductsBulk
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation import products as validation
@@ -154,7 +154,12 @@ def bulk_products(context: ProductsBulk, request: Request) -> Response:
 
 def _batch(request: Request, targets: dict[int, tuple[int, str]]) -> ProductBatch | None:
     """The set-based writer of a bulk (tests replace this to force the one-by-one path)."""
-    return ProductBatch(request, lambda: (request.write_context, request.record_context), targets)
+    return ProductBatch(
+        request,
+        lambda: request.write_context,
+        lambda ids: product_records(request.record_context, ids),
+        targets,
+    )
 
 
 def _bulk_element(

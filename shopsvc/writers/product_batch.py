@@ -56,8 +56,6 @@ from shopsvc.domain import catalog
 from shopsvc.domain.events import product_hook, stock_hook
 from shopsvc.errors import ApiError, Sequential, invalid_param
 from shopsvc.families import PRODUCTS, Caller
-from shopsvc.records.context import RecordContext
-from shopsvc.records.products import product_records
 from shopsvc.sql import product_batch as sql
 from shopsvc.sql.products import CATALOG_VISIBLE
 from shopsvc.validation import products as validation
@@ -105,22 +103,24 @@ class Plan:
 class ProductBatch:
     """The set-based writer of one ``/products/bulk`` request (see the module docstring).
 
-    ``caller`` answers the capability checks; ``contexts()`` gives the write and record contexts
-    (asked for by :meth:`prepare`: a request opens its transaction only then, after the images
-    were prefetched); ``targets`` is the view's record of each element's ``(id, sku)`` for its
-    error item."""
+    ``caller`` answers the capability checks; ``context()`` gives the write context (asked for
+    by :meth:`prepare`: a request opens its transaction only then, after the images were
+    prefetched); ``load_records(ids)`` is the family's list loader
+    (``records.products.product_records``); ``targets`` is the view's record of each element's
+    ``(id, sku)`` for its error item."""
 
     ctx: WriteContext
-    record_ctx: RecordContext
 
     def __init__(
         self,
         caller: Caller,
-        contexts: Callable[[], tuple[WriteContext, RecordContext]],
+        context: Callable[[], WriteContext],
+        load_records: Callable[[Sequence[int]], list[dict[str, Any]]],
         targets: dict[int, tuple[int, str]],
     ) -> None:
         self.caller = caller
-        self._contexts = contexts
+        self._context = context
+        self._load_records = load_records
         self.targets = targets
         # what prepare loaded
         self._cleaned: dict[int, dict[str, Any] | ApiError] = {}
@@ -148,7 +148,7 @@ class ProductBatch:
     # --- prepare: everything the plans read, one statement per kind
 
     def prepare(self, elements: Sequence[Any]) -> None:
-        self.ctx, self.record_ctx = self._contexts()
+        self.ctx = self._context()
         conn = self.ctx.conn
         lookups: list[str] = []
         ids: set[int] = set()
@@ -467,9 +467,7 @@ class ProductBatch:
             row["status"] == "publish"
             and row["type"] != "variation"
             and row["catalog_visibility"] in CATALOG_VISIBLE
-            and not (
-                self.record_ctx.settings.hide_out_of_stock and row["stock_status"] == "outofstock"
-            )
+            and not (self.ctx.settings.hide_out_of_stock and row["stock_status"] == "outofstock")
         )
 
     def _check_related(self, plan: Plan, previous: Row | None) -> None:
@@ -534,7 +532,7 @@ class ProductBatch:
     # --- records: as each single write answered
 
     def records(self, ids: Sequence[int]) -> list[dict[str, Any]]:
-        found = product_records(self.record_ctx, ids)
+        found = self._load_records(ids)
         created_after: set[int] = set()
         plans = {plan.product_id: plan for plan in self._plans}
         for record in reversed(found):
