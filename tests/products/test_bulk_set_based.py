@@ -191,9 +191,15 @@ Items = Callable[[World], Any]
 
 
 @pytest.fixture
-def run(app: TestApp, engine: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Outcome]:
-    """``run(items, set_based, role="administrator")``: reset and seed the database, send
-    ``{"products": items(world)}`` to the bulk route (with or without the set-based writer)
+def run(
+    app: TestApp,
+    build_app: Callable[..., TestApp],
+    engine: sa.Engine,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Callable[..., Outcome]:
+    """``run(items, set_based, role, shop)``: reset and seed the database,
+    send ``{"products": items(world)}`` to the bulk route (with or without the set-based writer;
+    through an app with the ``shop`` settings when given)
     and return what came of it."""
     monkeypatch.setattr("shopsvc.protocol.utc_now", lambda: FROZEN)
     monkeypatch.setattr("shopsvc.sql.media.utc_now", lambda: FROZEN)
@@ -208,7 +214,18 @@ def run(app: TestApp, engine: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> Cal
 
     monkeypatch.setattr(product_batch.ProductBatch, "write", write)
 
-    def go(items: Items, set_based: bool, role: str = "administrator") -> Outcome:
+    apps: dict[str, TestApp] = {}
+
+    def go(
+        items: Items,
+        set_based: bool,
+        role: str = "administrator",
+        shop: dict[str, str] | None = None,
+    ) -> Outcome:
+        target = app
+        if shop:
+            key = repr(sorted(shop.items()))
+            target = apps[key] if key in apps else apps.setdefault(key, build_app(**shop))
         _reset(engine)
         credentials = Credentials(*user_with_key(engine, "bulk", role, "read_write"))
         world = seed(engine)
@@ -218,13 +235,13 @@ def run(app: TestApp, engine: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> Cal
             real_batch if set_based else lambda request, targets: None,
         )
         written.clear()
-        api = authorised(app, credentials)
+        api = authorised(target, credentials)
         response = api.post_json(BULK, {"products": items(world)}, expect_errors=True)
         kept = bool(written) and response.status_int == 200
         tables = snapshot(engine)
         # the id the next product gets: the ids the bulk took or left, on PostgreSQL too
         admin = Credentials(*user_with_key(engine, "next", "administrator", "read_write"))
-        probe = authorised(app, admin).post_json(URL, {"product": {"title": "next"}})
+        probe = authorised(target, admin).post_json(URL, {"product": {"title": "next"}})
         return Outcome(
             response.status_int, response.json, tables, kept, probe.json["product"]["id"]
         )
@@ -232,11 +249,16 @@ def run(app: TestApp, engine: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> Cal
     return go
 
 
-def same(run: Callable[..., Outcome], items: Items, role: str = "administrator") -> Outcome:
-    """Run ``items`` both ways; assert the same response, tables and outbox; the set-based
-    outcome."""
-    fast = run(items, True, role)
-    slow = run(items, False, role)
+def same(
+    run: Callable[..., Outcome],
+    items: Items,
+    role: str = "administrator",
+    shop: dict[str, str] | None = None,
+) -> Outcome:
+    """Run ``items`` both ways; assert the same response, tables, outbox and next id; the
+    set-based outcome."""
+    fast = run(items, True, role, shop)
+    slow = run(items, False, role, shop)
     assert fast.status == slow.status
     assert fast.body == slow.body
     assert fast.next_id == slow.next_id
@@ -298,7 +320,8 @@ def test_edits_by_id_and_by_sku(run: Callable[..., Outcome]) -> None:
     def items(w: World) -> list[Any]:
         return [
             {"id": w.alpha, "regular_price": "11", "stock_quantity": 0},
-            {"sku": "beta", "regular_price": "", "managing_stock": True, "stock_quantity": 7},
+            {"sku": "beta", "regular_price": "", "managing_stock": True, "images": False},
+            {"id": w.delta, "images": [{"id": w.media[1], "position": 0}, {"id": w.media[0]}]},
             {"id": str(w.gamma), "title": "Gamma 2", "name": "", "categories": [w.hats]},
             {"sku": "ALPHA-NOT", "title": "Created, the SKU is nobody's"},
             {"id": float(w.beta) + 0.5, "title": "not an integer id"},
@@ -417,6 +440,40 @@ def test_related_ids_as_each_element_saw_them(run: Callable[..., Outcome]) -> No
 
     outcome = same(run, items)
     assert outcome.set_based
+
+
+@pytest.mark.parametrize(
+    "shop",
+    [
+        {"shopsvc.manage_stock": "false"},
+        {"shopsvc.hide_out_of_stock": "true", "shopsvc.out_of_stock_threshold": "2"},
+    ],
+)
+def test_store_stock_settings(run: Callable[..., Outcome], shop: dict[str, str]) -> None:
+    def items(w: World) -> list[Any]:
+        return [
+            {
+                "title": "In Hats",
+                "categories": [w.hats],
+                "managing_stock": True,
+                "stock_quantity": 9,
+            },
+            {"id": w.alpha, "stock_quantity": 1, "in_stock": True},
+            {"sku": "beta", "managing_stock": True, "stock_quantity": 3, "backorders": True},
+            {"title": "Out", "type": "external", "in_stock": False, "categories": [w.shoes]},
+        ]
+
+    same(run, items, shop=shop)
+
+    def moving(w: World) -> list[Any]:
+        # the stock moves alpha out of Shoes' related products, which the first record lists
+        return [
+            {"title": "In Shoes", "categories": [w.shoes]},
+            {"id": w.alpha, "stock_quantity": 0},
+        ]
+
+    outcome = same(run, moving, shop=shop)
+    assert outcome.set_based == ("shopsvc.hide_out_of_stock" not in shop)
 
 
 @pytest.mark.parametrize(
