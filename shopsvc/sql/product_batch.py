@@ -11,6 +11,7 @@ value it asked for, as the single-row query's ``=`` would.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -18,8 +19,11 @@ from sqlalchemy import (
     Boolean,
     Connection,
     Integer,
+    String,
     and_,
+    any_,
     bindparam,
+    column,
     delete,
     func,
     insert,
@@ -27,6 +31,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from shopsvc.sql.product_writes import SHIPPING_CLASS
 from shopsvc.sql.tables import (
@@ -98,14 +103,39 @@ def get_terms_of(conn: Connection, product_ids: Iterable[int]) -> dict[int, dict
 def get_slugs_like_any(conn: Connection, bases: Iterable[str]) -> dict[int, str]:
     """``{id: slug}`` of the products (not variations) whose slug is one of ``bases`` or starts
     with ``base-`` for one of them: every slug a new slug made from one of these bases must
-    avoid (``sql.common.slugs_like``, for many bases at once)."""
+    avoid (``sql.common.slugs_like``, for many bases at once; the bases are bound as one
+    parameter, so the statement is the same for any number of them)."""
     wanted = sorted(set(bases))
     if not wanted:
         return {}
     slug = products.c.slug
-    matches = [slug.in_(wanted)] + [slug.startswith(base + "-", autoescape=True) for base in wanted]
-    query = select(products.c.id, slug).where(products.c.type != "variation", or_(*matches))
+    if conn.dialect.name == "postgresql":
+        patterns = [_like_escape(base) + "-%" for base in wanted]
+        matches = or_(
+            slug == any_(bindparam("bases", wanted, type_=ARRAY(String))),
+            slug.like(any_(bindparam("patterns", patterns, type_=ARRAY(String)))),
+        )
+        query = select(products.c.id, slug).where(products.c.type != "variation", matches)
+    else:
+        # one row per base; ``base-…`` as a range the slug index serves (SQLite compares text
+        # byte by byte, and "." follows "-"): the rows ``LIKE 'base-%'`` finds, case-sensitively
+        base = func.json_each(json.dumps(wanted)).table_valued(column("value", String))
+        matches = or_(
+            slug == base.c.value,
+            and_(slug >= base.c.value.concat("-"), slug < base.c.value.concat(".")),
+        )
+        query = (
+            select(products.c.id, slug)
+            .select_from(base)
+            .join(products, matches)
+            .where(products.c.type != "variation")
+        )
     return {product_id: found for product_id, found in conn.execute(query)}
+
+
+def _like_escape(text: str) -> str:
+    """``text`` matched literally by PostgreSQL's ``LIKE`` (its escape character: ``\\``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def get_term_taxonomies(conn: Connection, ids: Iterable[int]) -> dict[int, str]:

@@ -96,6 +96,7 @@ class World:
     variation: int
     grouped: int  # child CHILD
     child: int
+    last: int  # the largest id: the bulk's first new product gets the next one
 
 
 def seed(engine: sa.Engine) -> World:
@@ -132,6 +133,8 @@ def seed(engine: sa.Engine) -> World:
     factory.product("Widget", slug="widget")
     factory.product("Widget 2", slug="widget-2")
     factory.product("Widget 4", slug="widget-4")
+    for odd in ("Widget-3", "widget-3x", "widget_3", "widget.3", "gamma-%", "gamma_2"):
+        last = factory.product("Odd slug", slug=odd)
     for topic in TOPICS:
         insert(
             engine,
@@ -159,6 +162,7 @@ def seed(engine: sa.Engine) -> World:
         variation,
         grouped,
         child,
+        last,
     )
 
 
@@ -525,7 +529,7 @@ def test_dependencies_between_elements_fall_back(run: Callable[..., Outcome]) ->
         # a product edited twice
         lambda w: [{"id": w.alpha, "regular_price": "1"}, {"sku": "ALPHA", "regular_price": "2"}],
         # an id the bulk's own create takes
-        lambda w: [{"title": "N"}, {"id": w.child + 4, "title": "edits the new one"}],
+        lambda w: [{"title": "N"}, {"id": w.last + 1, "title": "edits the new one"}],
         # an edit moving a product into an earlier element's category
         lambda w: [{"title": "N", "categories": [w.hats]}, {"id": w.gamma, "categories": [w.hats]}],
     ]
