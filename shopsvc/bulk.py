@@ -27,10 +27,12 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from shopsvc.db import savepoint
-from shopsvc.errors import ApiError
+from shopsvc.errors import ApiError, Sequential
 from shopsvc.validation.types import parse_int, require_array
 
 Element = dict[str, Any]
+# ``Sequential`` (a Batch's "run this bulk one element at a time") is defined with the errors, where
+# writers, which never import Pyramid, can raise it; ``shopsvc.bulk.Sequential`` is that class.
 
 
 def element_id(element: Any) -> int:
@@ -41,10 +43,6 @@ def element_id(element: Any) -> int:
 
 def error_item(element: Any, error: ApiError) -> dict[str, Any]:
     return {"id": element_id(element), "error": error.as_item()}
-
-
-class Sequential(Exception):
-    """Raised by a :class:`Batch`: this bulk must run one element at a time."""
 
 
 class Batch(Protocol):

@@ -34,6 +34,12 @@ class ApiError(Exception):
         return {"code": self.code, "message": self.message}
 
 
+class Sequential(Exception):
+    """Raised by a set-based bulk writer (``shopsvc.bulk.Batch``): this bulk must run one element
+    at a time. Here rather than in ``shopsvc.bulk`` so that writers, which never import Pyramid,
+    may raise it; ``shopsvc.bulk`` re-exports it."""
+
+
 def invalid_param(field: str, problem: str) -> ApiError:
     """400 ``shop_api_invalid_param`` naming the field and what was wrong with it."""
     return ApiError("shop_api_invalid_param", f"Invalid parameter {field}: {problem}.", 400)

@@ -614,3 +614,25 @@ def clean_variation(data: dict[str, Any], field: str) -> dict[str, Any]:
     if _present(data, "attributes"):
         clean["attributes"] = clean_option_list(data["attributes"], f"{field}.attributes")
     return clean
+
+
+# --- bulk elements
+
+
+def bulk_target(element: dict[str, Any]) -> tuple[int, str]:
+    """What a ``/products/bulk`` element aims at: ``(id, "")`` for a non-zero ``id`` (which may
+    be negative: the record validation refuses it), else ``(0, sku)`` with the element's SKU as
+    plain text (``""`` when it has none) — a SKU that names a product or variation not in the
+    trash makes the element an edit of it. 400 naming ``product.id`` for an ``id`` that is not an
+    integer."""
+    raw_id = element.get("id")
+    if raw_id is not None and raw_id != "":
+        parsed = parse_int(raw_id)
+        if parsed is None:
+            raise invalid_param("product.id", "must be an integer")
+        if parsed:
+            return parsed, ""
+    value = element.get("sku")
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return 0, ""
+    return 0, catalog.plain_text(str(value))

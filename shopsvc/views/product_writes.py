@@ -23,17 +23,17 @@ from pyramid.view import view_config
 
 from shopsvc import rendering
 from shopsvc.bulk import run_bulk
-from shopsvc.domain import catalog
-from shopsvc.errors import ApiError, invalid_param
+from shopsvc.errors import ApiError
 from shopsvc.families import PRODUCTS
 from shopsvc.media import prefetch_images
-from shopsvc.records.products import product_record
+from shopsvc.records.products import product_record, product_records
 from shopsvc.resources import Product, Products, ProductsBulk
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation import products as validation
 from shopsvc.validation.types import parse_int, require_object
 from shopsvc.writers import products as writer
 from shopsvc.writers.images import IMAGE_ERROR
+from shopsvc.writers.product_batch import ProductBatch
 from shopsvc.writers.variations import edit_variation
 
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
@@ -128,7 +128,8 @@ def edit_product(context: Product, request: Request) -> Response:
 @view_config(context=ProductsBulk, **EDIT)
 def bulk_products(context: ProductsBulk, request: Request) -> Response:
     """Each element: a non-zero ``id`` edits that product or variation; else a non-empty
-    ``sku`` of a product or variation not in the trash edits it; else the element creates."""
+    ``sku`` of a product or variation not in the trash edits it; else the element creates.
+    Set-based (``shopsvc.writers.product_batch``) when the elements allow it."""
     targets: dict[int, tuple[int, str]] = {}
 
     def handle(element: dict[str, Any]) -> dict[str, Any]:
@@ -141,14 +142,24 @@ def bulk_products(context: ProductsBulk, request: Request) -> Response:
     def prefetch(elements: list[Any]) -> None:
         _prefetch(request, elements, ("publish_products", "edit_products"))
 
-    return run_bulk(request, "products", handle, on_error=on_error, before=prefetch)
+    return run_bulk(
+        request,
+        "products",
+        handle,
+        on_error=on_error,
+        before=prefetch,
+        batch=_batch(request, targets),
+    )
 
 
-def _element_sku(element: dict[str, Any]) -> str:
-    value = element.get("sku")
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return ""
-    return catalog.plain_text(str(value))
+def _batch(request: Request, targets: dict[int, tuple[int, str]]) -> ProductBatch | None:
+    """The set-based writer of a bulk (tests replace this to force the one-by-one path)."""
+    return ProductBatch(
+        request,
+        lambda: request.write_context,
+        lambda ids: product_records(request.record_context, ids),
+        targets,
+    )
 
 
 def _bulk_element(
@@ -156,18 +167,9 @@ def _bulk_element(
 ) -> dict[str, Any]:
     """One element, with the checks of a single create or edit; ``targets`` records the id and
     SKU its error item names."""
-    raw_id = element.get("id")
-    product_id = 0
-    if raw_id is not None and raw_id != "":
-        parsed = parse_int(raw_id)
-        if parsed is None:
-            raise invalid_param("product.id", "must be an integer")
-        product_id = parsed
-    sku = ""
-    if not product_id:
-        sku = _element_sku(element)
-        if sku:
-            product_id = sql.get_sku_owner(request.db, sku) or 0
+    product_id, sku = validation.bulk_target(element)
+    if sku:
+        product_id = sql.get_sku_owner(request.db, sku) or 0
     targets[id(element)] = (max(product_id, 0), sku)
     if product_id:
         _edit(request, product_id, element)

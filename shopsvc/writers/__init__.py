@@ -16,7 +16,9 @@ Products and variations (reference products.md §5, §6, §8, §9):
 * ``stock``: the stock columns after a save and a variable parent's status from its variations
   (the rules: ``shopsvc.domain.stock``);
 * ``images``: featured image and gallery;
-* ``product_attributes``: a product's attribute list and the global terms it creates.
+* ``product_attributes``: a product's attribute list and the global terms it creates;
+* ``product_batch``: ``/products/bulk`` set-based (the common shapes planned with the same checks,
+  written together; anything else runs through the writers above, one element at a time).
 
 The validated shapes they take (``ImageInput``, ``AttributeInput``…) come from
 ``shopsvc.validation.products``, which the variations writer also calls to validate each element

@@ -7,6 +7,7 @@ request, and returns the columns to write, or writes its own child rows.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from shopsvc.domain import pricing
@@ -43,15 +44,33 @@ def write_sku(ctx: WriteContext, row: Row, clean: dict[str, Any], status: str) -
 
 def tax_class(ctx: WriteContext, slug: str, field: str, variation: bool = False) -> str:
     """``""`` (standard), ``parent`` (variations only) or an existing class's slug."""
+    return checked_tax_class(
+        slug, field, lambda name: sql.get_tax_class_id(ctx.conn, name) is not None, variation
+    )
+
+
+def checked_tax_class(
+    slug: str, field: str, exists: Callable[[str], bool], variation: bool = False
+) -> str:
+    """:func:`tax_class` with ``exists(slug)`` telling whether a class has that slug (the bulk
+    planner answers from what it loaded)."""
     if slug == "" or (variation and slug == PARENT_TAX_CLASS):
         return slug
-    if sql.get_tax_class_id(ctx.conn, slug) is not None:
+    if exists(slug):
         return slug
     raise invalid_param(field, f'tax class "{slug}" does not exist')
 
 
 def shipping(ctx: WriteContext, clean: dict[str, Any], field: str) -> dict[str, Any]:
     """``virtual``, ``weight``, ``dimensions`` and ``shipping_class``."""
+    return shipping_changes(clean, field, lambda slug: sql.get_shipping_class_id(ctx.conn, slug))
+
+
+def shipping_changes(
+    clean: dict[str, Any], field: str, class_id: Callable[[str], int | None]
+) -> dict[str, Any]:
+    """:func:`shipping` with ``class_id(slug)`` finding a shipping class (the bulk planner
+    answers from what it loaded)."""
     changes: dict[str, Any] = {}
     if "virtual" in clean:
         changes["virtual"] = clean["virtual"]
@@ -63,14 +82,14 @@ def shipping(ctx: WriteContext, clean: dict[str, Any], field: str) -> dict[str, 
         changes.update(weight=None, length=None, width=None, height=None)
     if "shipping_class" in clean:
         slug = clean["shipping_class"]
-        class_id = None
+        found = None
         if slug:
-            class_id = sql.get_shipping_class_id(ctx.conn, slug)
-            if class_id is None:
+            found = class_id(slug)
+            if found is None:
                 raise invalid_param(
                     f"{field}.shipping_class", f'no shipping class with slug "{slug}"'
                 )
-        changes["shipping_class_id"] = class_id
+        changes["shipping_class_id"] = found
     return changes
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from shopsvc.errors import invalid_param
@@ -36,17 +37,25 @@ def write_images(ctx: WriteContext, product_id: int, images: ImagesInput) -> dic
     if images.clear:
         sql.update_gallery(ctx.conn, product_id, [])
         return {"image_id": None}
+    changes, gallery = arrange_images(images.items, [image_id(ctx, item) for item in images.items])
+    if gallery is not None:
+        sql.update_gallery(ctx.conn, product_id, gallery)
+    return changes
+
+
+def arrange_images(
+    items: Sequence[ImageInput], media_ids: Sequence[int]
+) -> tuple[dict[str, Any], list[int] | None]:
+    """The columns (``image_id``) and the gallery (None: left as it is) that the image elements
+    ``items``, whose media are ``media_ids`` (0: none), make."""
     changes: dict[str, Any] = {}
     gallery: list[int] = []
     gallery_given = False
-    for item in images.items:
-        media_id = image_id(ctx, item)
+    for item, media_id in zip(items, media_ids, strict=True):
         if item.featured:
             changes["image_id"] = media_id or None
         else:
             gallery_given = True
             if media_id and media_id not in gallery:
                 gallery.append(media_id)
-    if gallery_given:
-        sql.update_gallery(ctx.conn, product_id, gallery)
-    return changes
+    return changes, gallery if gallery_given else None

@@ -9,7 +9,9 @@ bulk element's savepoint), so a write that fails half-way leaves nothing behind.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+from collections.abc import Collection
 from typing import Any
 
 from shopsvc.domain import catalog
@@ -43,26 +45,35 @@ PLAIN_META = ("featured", "sold_individually", "reviews_allowed", "purchase_note
 
 def create_product(ctx: WriteContext, kind: str, clean: dict[str, Any]) -> int:
     """A new product of type ``kind`` from its clean write fields; its id."""
-    title = clean.get("title", DEFAULT_TITLE)
-    base = clean.get("name") or slug_base(title) or "product"
-    values = {
-        "type": kind,
-        "status": clean.get("status", "publish"),
-        "title": title,
-        "slug": catalog.unique_slug(base, sql.get_slugs_like(ctx.conn, base)),
-        "description": clean.get("description", ""),
-        "short_description": clean.get("short_description", ""),
-        "menu_order": clean.get("menu_order", 0),
-        "catalog_visibility": clean.get("catalog_visibility", "visible"),
-        "created_at": ctx.now,
-        "updated_at": ctx.now,
-    }
-    product_id = sql.insert_product(ctx.conn, values)
+    base = create_slug_base(clean)
+    slug = catalog.unique_slug(base, sql.get_slugs_like(ctx.conn, base))
+    product_id = sql.insert_product(ctx.conn, create_values(kind, clean, slug, ctx.now))
     row = sql.get_product(ctx.conn, product_id)
     assert row is not None
     _save(ctx, row, clean)
     ctx.events.record("product", product_id, "created", [product_hook("new", False)])
     return product_id
+
+
+def create_slug_base(clean: dict[str, Any]) -> str:
+    """What a new product's slug is made from (made unique by ``catalog.unique_slug``)."""
+    return clean.get("name") or slug_base(clean.get("title", DEFAULT_TITLE)) or "product"
+
+
+def create_values(kind: str, clean: dict[str, Any], slug: str, now: dt.datetime) -> dict[str, Any]:
+    """The columns a new product's row is inserted with (the rest of the save follows)."""
+    return {
+        "type": kind,
+        "status": clean.get("status", "publish"),
+        "title": clean.get("title", DEFAULT_TITLE),
+        "slug": slug,
+        "description": clean.get("description", ""),
+        "short_description": clean.get("short_description", ""),
+        "menu_order": clean.get("menu_order", 0),
+        "catalog_visibility": clean.get("catalog_visibility", "visible"),
+        "created_at": now,
+        "updated_at": now,
+    }
 
 
 def edit_product(
@@ -75,17 +86,12 @@ def edit_product(
         raise ApiError("shop_api_no_product_found", f"No product found with ID {product_id}")
     if kind is not None:
         row["type"] = kind
-    changes: dict[str, Any] = {}
-    if "title" in clean:
-        changes["title"] = clean["title"]
-    if "name" in clean:
-        base = clean["name"] or slug_base(clean.get("title", row["title"])) or "product"
-        if base != row["slug"]:
-            taken = sql.get_slugs_like(ctx.conn, base, exclude=product_id)
-            changes["slug"] = catalog.unique_slug(base, taken)
-    for name in ("description", "short_description", "menu_order", "catalog_visibility"):
-        if name in clean:
-            changes[name] = clean[name]
+    changes: dict[str, Any] = {"title": clean["title"]} if "title" in clean else {}
+    base = edit_slug_base(row, clean)
+    if base is not None:
+        taken = sql.get_slugs_like(ctx.conn, base, exclude=product_id)
+        changes["slug"] = catalog.unique_slug(base, taken)
+    changes.update(edit_texts(clean))
     previous_title = row["title"]
     restoring = "status" in clean and row["status"] == "trash"
     row.update(changes)
@@ -94,6 +100,20 @@ def edit_product(
     ctx.events.record("product", product_id, event, [product_hook("update", False)])
     if row["type"] == "variable" and row["title"] != previous_title:
         variations.rename_variations(ctx, product_id, previous_title, row["title"])
+
+
+def edit_slug_base(row: Row, clean: dict[str, Any]) -> str | None:
+    """What an edit's new slug is made from, or None when the slug stays as it is."""
+    if "name" not in clean:
+        return None
+    base = clean["name"] or slug_base(clean.get("title", row["title"])) or "product"
+    return None if base == row["slug"] else base
+
+
+def edit_texts(clean: dict[str, Any]) -> dict[str, Any]:
+    """The basic columns an edit sets as sent."""
+    names = ("description", "short_description", "menu_order", "catalog_visibility")
+    return {name: clean[name] for name in names if name in clean}
 
 
 def delete_product(ctx: WriteContext, row: Row, *, force: bool) -> None:
@@ -186,9 +206,13 @@ def _parent(ctx: WriteContext, product_id: int, parent_id: int) -> int | None:
 
 
 def _terms(ctx: WriteContext, product_id: int, taxonomy: str, ids: list[int], field: str) -> None:
-    found = sql.get_existing_term_ids(ctx.conn, taxonomy, ids)
+    check_terms(taxonomy, ids, sql.get_existing_term_ids(ctx.conn, taxonomy, ids), field)
+    sql.update_terms(ctx.conn, product_id, taxonomy, ids)
+
+
+def check_terms(taxonomy: str, ids: list[int], found: Collection[int], field: str) -> None:
+    """400 naming the first of ``ids`` that is not among the terms ``found`` of ``taxonomy``."""
     for term_id in ids:
         if term_id not in found:
             what = "category" if taxonomy == CATEGORY else "tag"
             raise invalid_param(field, f"no product {what} with ID {term_id}")
-    sql.update_terms(ctx.conn, product_id, taxonomy, ids)

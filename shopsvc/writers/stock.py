@@ -9,6 +9,7 @@ from typing import Any
 from shopsvc.domain import stock
 from shopsvc.domain.events import stock_hook
 from shopsvc.errors import invalid_param
+from shopsvc.settings import Settings
 from shopsvc.sql import products as products_sql
 from shopsvc.validation.types import MAX_INT, MIN_INT
 from shopsvc.writers.context import WriteContext
@@ -62,25 +63,49 @@ def stock_changes(ctx: WriteContext, row: Row, clean: dict[str, Any], field: str
     status = given.status
     if kind == "variable":
         status = variations_status(ctx, row["id"], given)
-    if not ctx.settings.manage_stock:
-        return {"stock_status": "instock" if kind == "external" else status}
+    changes, moved = stock_columns(ctx.settings, row, given, status)
+    if moved:
+        ctx.events.record("product", row["id"], None, [stock_hook(kind == "variation")])
+    return changes
+
+
+def planned_stock(
+    settings: Settings, row: Row, clean: dict[str, Any], field: str
+) -> tuple[dict[str, Any], bool]:
+    """:func:`stock_changes` of a product that is not variable (whose status needs no read of
+    its variations), without recording the event: ``(columns, whether the quantity moved)``
+    (the bulk planner records ``stock_hook`` itself when it writes)."""
+    if row["type"] == "variable":
+        raise ValueError("a variable product's stock status follows its variations")
+    given = _inputs(row, clean, field)
+    return stock_columns(settings, row, given, given.status)
+
+
+def stock_columns(
+    settings: Settings, row: Row, given: stock.StockState, status: str
+) -> tuple[dict[str, Any], bool]:
+    """The stock columns of ``row`` (as stored) for the stock ``given`` by a request and the
+    status it asks for; and whether a managed quantity moved (which raises ``stock_hook``)."""
+    kind = row["type"]
+    if not settings.manage_stock:
+        return {"stock_status": "instock" if kind == "external" else status}, False
     backorders = given.backorders if given.manage_stock or kind != "variation" else "no"
     state = stock.resolve_stock(
         kind,
         manage_stock=given.manage_stock,
         quantity=given.quantity,
         backorders=backorders,
-        threshold=ctx.settings.out_of_stock_threshold,
+        threshold=settings.out_of_stock_threshold,
         requested_status=status,
     )
-    if state.manage_stock and state.quantity != row.get("stock_quantity"):
-        ctx.events.record("product", row["id"], None, [stock_hook(kind == "variation")])
-    return {
+    moved = bool(state.manage_stock and state.quantity != row.get("stock_quantity"))
+    changes = {
         "manage_stock": state.manage_stock,
         "stock_quantity": state.quantity,
         "backorders": state.backorders,
         "stock_status": state.status,
     }
+    return changes, moved
 
 
 def sync_variable_parent(ctx: WriteContext, parent_id: int | None) -> None:
