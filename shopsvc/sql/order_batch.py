@@ -73,6 +73,12 @@ def lock_orders(conn: Connection, order_ids: Sequence[int]) -> list[Row]:
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
+def highest_order_id(conn: Connection) -> int:
+    """The highest order id there is (0 without orders): an order a bulk creates gets a higher
+    one."""
+    return int(conn.execute(select(func.coalesce(func.max(orders.c.id), 0))).scalar_one())
+
+
 def line_items(conn: Connection, order_ids: Sequence[int]) -> list[Row]:
     """The line items of these orders, by order then id."""
     if not order_ids:

@@ -215,6 +215,9 @@ class OrderBatch:
         self._touched: set[int] = set()
         self._edited: set[int] = set()
         self._created = False
+        self._highest_order = 0
+        self._remaining = 0
+        self._passed = 0
 
     # --- prepare
 
@@ -231,6 +234,7 @@ class OrderBatch:
         for element in elements:
             if not isinstance(element, dict):
                 continue
+            self._remaining += 1
             try:
                 order_id = _element_order_id(element)
                 clean = validation.clean_order(element, create=not order_id)
@@ -251,6 +255,8 @@ class OrderBatch:
                     skus.add(item.values["sku"].lower())
         conn = self.ctx.conn
         self._orders = {row["id"]: row for row in sql.lock_orders(conn, edit_ids)}
+        if creates and set(edit_ids) - set(self._orders):
+            self._highest_order = sql.highest_order_id(conn)
         for line in sql.line_items(conn, list(self._orders)):
             self._lines.setdefault(line["order_id"], []).append(line)
             product_ids.add(line["variation_id"] or line["product_id"] or 0)
@@ -318,6 +324,7 @@ class OrderBatch:
     def plan(self, element: Row) -> _Plan:
         scratch = _Scratch()
         order_id = 0
+        self._remaining -= 1
         try:
             order_id = _element_order_id(element)
             if order_id:
@@ -329,8 +336,11 @@ class OrderBatch:
             for table, rows in scratch.rows.items():
                 self._slots[table].extend([None] * len(rows))
             self._keys.extend([None] * len(scratch.keys))
+            if not self._remaining and not self._passed:
+                self._take_ids()  # no write follows: take what the failed elements took
             raise
         self._commit(scratch, order, edit=bool(order_id))
+        self._passed += 1
         return _Plan(order.row, scratch.events, edit=bool(order_id))
 
     def _commit(self, scratch: _Scratch, order: _Order, edit: bool) -> None:
@@ -407,7 +417,7 @@ class OrderBatch:
         ORDERS.check_id(order_id)
         loaded = self._orders.get(order_id)
         if loaded is None:
-            if self._created:
+            if self._created and order_id > self._highest_order:
                 raise NotSetBased  # a one-by-one run may have created it
             raise order_id_is_invalid()
         ORDERS.require(self.caller, "edit")
@@ -679,8 +689,9 @@ class OrderBatch:
 
     # --- write and records
 
-    def write(self, plans: Sequence[_Plan]) -> list[int]:
-        conn = self.ctx.conn
+    def _take_ids(self) -> None:
+        """Draw the order keys and take the ids of every slot in input order, inserting the
+        rows of the plans that passed (a failed element's slots are only used up)."""
         for row in self._keys:
             key = rules.new_order_key()
             if row is not None:
@@ -689,7 +700,11 @@ class OrderBatch:
             for child, fk, parent in self._links:
                 if "id" in parent:
                     child[fk] = parent["id"]
-            sql.insert_rows(conn, table, self._slots[table.name])
+            sql.insert_rows(self.ctx.conn, table, self._slots[table.name])
+
+    def write(self, plans: Sequence[_Plan]) -> list[int]:
+        conn = self.ctx.conn
+        self._take_ids()
         edits = [plan.row for plan in plans if plan.edit]
         sql.update_orders(
             conn, [{"id": row["id"], **{name: row[name] for name in EDIT_COLUMNS}} for row in edits]
