@@ -237,7 +237,6 @@ class OrderBatch:
             self._remaining += 1
             try:
                 order_id = _element_order_id(element)
-                clean = validation.clean_order(element, create=not order_id)
             except ApiError:
                 continue
             if order_id:
@@ -246,6 +245,10 @@ class OrderBatch:
                 edit_ids.append(order_id)
             else:
                 creates = True
+            try:
+                clean = validation.clean_order(element, create=not order_id)
+            except ApiError:
+                continue
             if clean.customer_id:
                 customer_ids.add(clean.customer_id)
             for item in clean.items.get("line_items", []):

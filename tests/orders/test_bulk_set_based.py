@@ -459,6 +459,8 @@ def test_failing_elements_keep_their_place_and_their_ids(compare: Callable[..., 
                 },  # pays (a note, stock) then fails
                 {"id": w.orders["customer"], "customer_id": 777},
                 {"id": w.orders["pending2"], "currency": "XXXX"},
+                {"id": w.orders["processing"], "line_items": [{"id": "x"}]},
+                {"id": w.orders["empty"], "status": [1]},
                 {"line_items": [{"quantity": 1}]},
                 {"shipping_lines": [{"method_title": "No id"}]},
                 {"fee_lines": [{"total": "1"}]},
