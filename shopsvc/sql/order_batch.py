@@ -23,8 +23,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, bindparam, func, insert, or_, select, text, update
 
+from shopsvc.sql.common import money_columns
 from shopsvc.sql.tables import (
-    Money,
     customer_profiles,
     order_items,
     orders,
@@ -171,14 +171,13 @@ def as_stored(conn: Connection, table: Table, row: Row) -> Row:
     column's scale by PostgreSQL's NUMERIC (half away from zero), kept as written by SQLite
     (text); a write that reads its own rows back computes on these."""
     found = dict(row)
-    for name, value in row.items():
-        column = table.c.get(name)
-        if column is None or not isinstance(column.type, Money) or value is None:
+    postgres = conn.dialect.name == "postgresql"
+    for name, (scale, _) in money_columns(table).items():
+        value = row.get(name)
+        if value is None:
             continue
-        if conn.dialect.name == "postgresql":
-            found[name] = Decimal(value).quantize(
-                Decimal(1).scaleb(-column.type.scale), ROUND_HALF_UP
-            )
+        if postgres:
+            found[name] = Decimal(value).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP)
         else:
             found[name] = Decimal(str(Decimal(value)))
     return found

@@ -218,6 +218,8 @@ class OrderBatch:
         self._highest_order = 0
         self._remaining = 0
         self._passed = 0
+        #: each element's clean fields (or the error of its validation), by ``id(element)``
+        self._cleaned: dict[int, OrderInput | ApiError] = {}
 
     # --- prepare
 
@@ -247,8 +249,10 @@ class OrderBatch:
                 creates = True
             try:
                 clean = validation.clean_order(element, create=not order_id)
-            except ApiError:
+            except ApiError as exc:
+                self._cleaned[id(element)] = exc
                 continue
+            self._cleaned[id(element)] = clean
             if clean.customer_id:
                 customer_ids.add(clean.customer_id)
             for item in clean.items.get("line_items", []):
@@ -372,7 +376,7 @@ class OrderBatch:
     def _plan_create(self, s: _Scratch, element: Row) -> _Order:
         """``views.order_writes._create`` and ``writers.orders.create_order``, step by step."""
         ORDERS.require(self.caller, "create")
-        clean = validation.clean_order(element, create=True)
+        clean = self._clean(element, create=True)
         customer_id = clean.customer_id or 0
         if customer_id and customer_id not in self._users:
             raise invalid_customer()
@@ -424,7 +428,7 @@ class OrderBatch:
                 raise NotSetBased  # a one-by-one run may have created it
             raise order_id_is_invalid()
         ORDERS.require(self.caller, "edit")
-        clean = validation.clean_order(element, create=False)
+        clean = self._clean(element, create=False)
         if order_id in self._edited:
             raise NotSetBased
         row = dict(loaded)
@@ -466,6 +470,15 @@ class OrderBatch:
         event = "restored" if restoring else "updated"
         s.events.append(("order", row, event, ["shop_update_order"]))
         return order
+
+    def _clean(self, element: Row, create: bool) -> OrderInput:
+        """``validation.orders.clean_order`` of the element, as prepare found it."""
+        found = self._cleaned.get(id(element))
+        if found is None:
+            return validation.clean_order(element, create=create)
+        if isinstance(found, ApiError):
+            raise found
+        return found
 
     # --- the steps
 
