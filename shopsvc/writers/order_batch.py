@@ -16,9 +16,12 @@ Supported set-based (anything else raises :class:`NotSetBased`; the view turns i
   ``customer_id``, the addresses, ``currency``, ``payment_details`` and ``order_meta``.
 
 Not set-based: an edit that sends an item array (item edits and totals of an existing order);
-a status change to ``refunded`` (it writes a refund); two elements on the same order, or that
-touch the same customer (the earlier element's record shows that customer's statistics and
-profile as they were after it); an edit of an order that does not exist while the bulk creates
+a status change to ``refunded`` (it writes a refund); two elements on the same order; an element
+that changes what an earlier element's record shows of its customer (a record shows the
+customer's profile, orders count, total spent and last order as they were after its element:
+a new order of that customer, a change of customer, a profile write, a status moving into or
+out of the paid statuses or the trash — completing many processing orders of one customer stays
+set-based); an edit of an order that does not exist while the bulk creates
 orders before it (a one-by-one run might have created it); ``filter[expand]=products`` (records
 show the stock as it was after each element).
 
@@ -49,6 +52,7 @@ from shopsvc.families import ORDERS, Caller, order_id_is_invalid
 from shopsvc.sql import order_batch as sql
 from shopsvc.sql import order_writes as order_writes_sql
 from shopsvc.sql.common import check_amounts
+from shopsvc.sql.orders import PAID_STATUSES as PAID
 from shopsvc.sql.tables import Money, order_item_meta, order_items, order_notes, orders
 from shopsvc.validation import orders as validation
 from shopsvc.validation.orders import ARRAYS, OrderInput
@@ -212,7 +216,8 @@ class OrderBatch:
         self._stock: dict[int, Row] = {}
         self._sales: dict[int, int] = {}
         self._profiles: dict[int, dict[str, Any]] = {}
-        self._touched: set[int] = set()
+        #: the customers the records of the plans so far show
+        self._shown: set[int] = set()
         self._edited: set[int] = set()
         self._created = False
         self._highest_order = 0
@@ -351,10 +356,11 @@ class OrderBatch:
         return _Plan(order.row, scratch.events, edit=bool(order_id))
 
     def _commit(self, scratch: _Scratch, order: _Order, edit: bool) -> None:
-        touched = {self._original_customer(order, edit), order.row["customer_id"]} - {0}
-        if touched & self._touched:
-            raise NotSetBased  # an earlier element's record shows this customer
-        self._touched |= touched
+        changed = self._customers_changed(scratch, order, edit)
+        if changed & self._shown:
+            raise NotSetBased  # an earlier element's record shows that customer as it was
+        if order.row["customer_id"]:
+            self._shown.add(order.row["customer_id"])
         if edit:
             self._edited.add(order.row["id"])
         else:
@@ -368,10 +374,22 @@ class OrderBatch:
             self._sales[product_id] = self._sales.get(product_id, 0) + delta
         self._profiles.update(scratch.profiles)
 
-    def _original_customer(self, order: _Order, edit: bool) -> int:
+    def _customers_changed(self, scratch: _Scratch, order: _Order, edit: bool) -> set[int]:
+        """The customers whose block in an order record (profile, orders count, total spent,
+        last order) this element changes: a new order's customer; an edit's customers before
+        and after when it changes the customer; a profile it writes; the order's customer when
+        its status moves into or out of the paid statuses or the trash."""
+        row = order.row
         if not edit:
-            return 0
-        return int(self._orders[order.row["id"]]["customer_id"])
+            return {row["customer_id"]} - {0}
+        before = self._orders[row["id"]]
+        changed = set(scratch.profiles)
+        if before["customer_id"] != row["customer_id"]:
+            changed |= {before["customer_id"], row["customer_id"]}
+        old, new = before["status"], row["status"]
+        if (old in PAID) != (new in PAID) or (old == rules.TRASH) != (new == rules.TRASH):
+            changed.add(row["customer_id"])
+        return changed - {0}
 
     def _plan_create(self, s: _Scratch, element: Row) -> _Order:
         """``views.order_writes._create`` and ``writers.orders.create_order``, step by step."""

@@ -206,6 +206,10 @@ def _seed(engine: sa.Engine, app: TestApp) -> World:
     )
     world.orders["processing"] = order(line_items=line, status="processing")
     world.orders["customer"] = order(customer_id=world.customers[0], line_items=line)
+    for name in ("customer_paid", "customer_paid2"):
+        world.orders[name] = order(
+            customer_id=world.customers[0], line_items=line, status="processing"
+        )
     world.orders["trashed"] = order(line_items=line, status="on-hold")
     api.delete(f"{URL}/{world.orders['trashed']}", status=202)
     gone = order()
@@ -491,11 +495,30 @@ def test_customers_profiles_and_billing_email(compare: Callable[..., bool]) -> N
     assert compare(body)
 
 
+def test_one_customer_s_orders_completed_together(compare: Callable[..., bool]) -> None:
+    """Processing orders of one customer completed (a paid status to a paid status) and
+    another of its orders given meta: no record shows that customer otherwise than the end."""
+
+    def body(w: World) -> Any:
+        o = w.orders
+        return {
+            "orders": [
+                {"id": o["customer_paid"], "status": "completed", "order_meta": {"t": "1"}},
+                {"id": o["customer_paid2"], "status": "completed", "order_meta": {"t": "2"}},
+                {"id": o["customer"], "order_meta": {"t": "3"}},
+            ]
+        }
+
+    assert compare(body)
+
+
 @pytest.mark.parametrize(
     "case",
     [
         "same order twice",
         "same customer twice",
+        "customer's new order",
+        "customer's profile",
         "refunded",
         "item edit",
         "guessed new id",
@@ -514,8 +537,16 @@ def test_shapes_left_to_one_by_one(compare: Callable[..., bool], case: str) -> N
                 {"id": o["pending"], "status": "completed"},
             ],
             "same customer twice": [
-                {"customer_id": w.customers[0]},
+                {"id": o["customer_paid"], "status": "completed"},
                 {"id": o["customer"], "status": "completed"},
+            ],
+            "customer's new order": [
+                {"id": o["customer_paid"], "note": "x"},
+                {"customer_id": w.customers[0]},
+            ],
+            "customer's profile": [
+                {"id": o["customer_paid"], "note": "x"},
+                {"id": o["customer"], "shipping_address": {"city": "Sens"}},
             ],
             "refunded": [{"id": o["processing"], "status": "refunded"}],
             "item edit": [{"id": o["pending"], "line_items": [_line(w, "plain")]}],
