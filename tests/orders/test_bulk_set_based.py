@@ -593,6 +593,20 @@ def _element(kind: str, n: int, w: World) -> Any:
             {"line_items": [{"product_id": product, "quantity": huge}]} if n % 2 else {"id": huge}
         ),
         "customer": lambda: {"customer_id": w.customers[n % 2], "shipping_address": ADDRESS},
+        "sku and attributes": lambda: {
+            "status": "on-hold",
+            "line_items": [
+                {"sku": "shirt-m", "quantity": 1 + n % 2},
+                {
+                    "product_id": w.products["shirt"],
+                    "quantity": 1,
+                    "variations": {"attribute_size": "S" if n % 2 else "XL"},
+                },
+            ],
+            "fee_lines": [{"title": "Wrap", "total": str(n)}],
+            "coupon_lines": [{"code": "C", "amount": "1"}],
+        },
+        "restore": lambda: {"id": w.orders["trashed"], "status": STATUSES[n % len(STATUSES)]},
     }[kind]()
 
 
@@ -600,6 +614,8 @@ ELEMENTS = st.lists(
     st.tuples(
         st.sampled_from(
             [
+                "sku and attributes",
+                "restore",
                 "create",
                 "paid create",
                 "edit",
@@ -620,7 +636,7 @@ ELEMENTS = st.lists(
 
 
 @settings(
-    max_examples=12,
+    max_examples=20,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
