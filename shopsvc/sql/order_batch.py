@@ -21,12 +21,28 @@ from collections.abc import Iterable, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Table, bindparam, func, insert, or_, select, text, update
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    Integer,
+    Table,
+    bindparam,
+    func,
+    insert,
+    or_,
+    select,
+    text,
+    update,
+)
 
-from shopsvc.sql.common import money_columns
+from shopsvc.sql.common import check_amounts, money_columns
 from shopsvc.sql.tables import (
+    Money,
     customer_profiles,
+    order_item_meta,
     order_items,
+    order_notes,
     orders,
     products,
     users,
@@ -34,6 +50,30 @@ from shopsvc.sql.tables import (
 )
 
 Row = dict[str, Any]
+#: The tables a bulk inserts into, parents first, by name.
+ORDERS, ITEMS, ITEM_META, NOTES = "orders", "order_items", "order_item_meta", "order_notes"
+TABLES = {ORDERS: orders, ITEMS: order_items, ITEM_META: order_item_meta, NOTES: order_notes}
+#: The columns an edit may change (all written back, changed or not: the rows are locked).
+EDITABLE = tuple(
+    column.name
+    for column in orders.c
+    if column.name
+    not in (
+        "id",
+        "order_key",
+        "created_at",
+        "prices_include_tax",
+        "customer_ip",
+        "customer_user_agent",
+        "discount_total",
+        "discount_tax",
+        "shipping_total",
+        "shipping_tax",
+        "cart_tax",
+        "total_tax",
+        "total",
+    )
+)
 
 #: What a line, its stock move and its tax source need of a product or variation.
 PRODUCT_COLUMNS = (
@@ -166,13 +206,54 @@ def variation_values(conn: Connection, variation_ids: Sequence[int]) -> list[Row
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
-def as_stored(conn: Connection, table: Table, row: Row) -> Row:
-    """``row`` with its money values as ``table`` gives them back once stored: rounded to the
-    column's scale by PostgreSQL's NUMERIC (half away from zero), kept as written by SQLite
-    (text); a write that reads its own rows back computes on these."""
+def _server_default(column: Column[Any]) -> Any:
+    """The Python value of a column's server default (None without one)."""
+    default = column.server_default
+    if default is None:
+        return None
+    raw = str(getattr(default, "arg", ""))
+    if isinstance(column.type, Boolean):
+        return raw not in ("0", "false")
+    if isinstance(column.type, Integer):
+        return int(raw)
+    if isinstance(column.type, Money):
+        return Decimal(raw)
+    return raw
+
+
+_NEW_ORDER = {c.name: _server_default(c) for c in orders.c if c.name not in ("id", "order_key")}
+_NEW_ITEM = {c.name: _server_default(c) for c in order_items.c if c.name not in ("id", "order_id")}
+
+
+def new_order_row() -> Row:
+    """An order row (but its id and key) with every column at its server default, as a
+    one-by-one create's insert leaves the columns it does not set."""
+    return dict(_NEW_ORDER)
+
+
+def new_item_row(values: Row) -> Row:
+    """An item row (but its id and order) with ``values``, the other columns at their server
+    defaults."""
+    return {**_NEW_ITEM, **values}
+
+
+def check_item_amounts(values: Row) -> None:
+    """``sql.order_writes.insert_item``'s and ``update_item``'s range check of the amounts."""
+    check_amounts(order_items, [values], "order")
+
+
+def check_order_amounts(values: Row) -> None:
+    """``sql.order_writes.update_order``'s range check of the amounts."""
+    check_amounts(orders, [values], "order")
+
+
+def as_stored_item(conn: Connection, row: Row) -> Row:
+    """The item ``row`` with its money values as the table gives them back once stored: rounded
+    to the column's scale by PostgreSQL's NUMERIC (half away from zero), kept as written by
+    SQLite (text); a write that reads its own rows back computes on these."""
     found = dict(row)
     postgres = conn.dialect.name == "postgresql"
-    for name, (scale, _) in money_columns(table).items():
+    for name, (scale, _) in money_columns(order_items).items():
         value = row.get(name)
         if value is None:
             continue
@@ -207,10 +288,11 @@ def _reserve(conn: Connection, table: Table, count: int) -> list[int]:
     return list(range(first, first + count))
 
 
-def insert_rows(conn: Connection, table: Table, slots: Sequence[Row | None]) -> None:
+def insert_rows(conn: Connection, name: str, slots: Sequence[Row | None]) -> None:
     """Insert the rows of ``slots`` in their order with the ids a one-by-one run gives them
     (set as each row's ``id``), in one statement; a None slot is an id such a run would have
     used up on PostgreSQL, and is used up here too (SQLite's rolled-back savepoints use none)."""
+    table = TABLES[name]
     rows = [row for row in slots if row is not None]
     postgres = conn.dialect.name == "postgresql"
     taking = slots if postgres else rows
@@ -230,16 +312,15 @@ def insert_many(conn: Connection, table: Table, rows: Sequence[Row]) -> None:
 
 
 def update_orders(conn: Connection, rows: Sequence[Row]) -> None:
-    """Store each row's columns on the order ``id`` (every row has the same columns)."""
+    """Store the :data:`EDITABLE` columns of each order row (by its ``id``)."""
     if not rows:
         return
-    columns = [name for name in rows[0] if name != "id"]
     statement = (
         update(orders)
         .where(orders.c.id == bindparam("_id"))
-        .values({name: bindparam(f"_{name}") for name in columns})
+        .values({name: bindparam(f"_{name}") for name in EDITABLE})
     )
-    params = [{f"_{name}": row[name] for name in (*columns, "id")} for row in rows]
+    params = [{f"_{name}": row[name] for name in (*EDITABLE, "id")} for row in rows]
     conn.execute(statement, params)
 
 

@@ -41,8 +41,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Boolean, Integer
-
 from shopsvc.domain import orders as rules
 from shopsvc.domain import stock
 from shopsvc.domain.events import status_change_hooks, stock_hook
@@ -51,9 +49,7 @@ from shopsvc.errors import ApiError
 from shopsvc.families import ORDERS, Caller, order_id_is_invalid
 from shopsvc.sql import order_batch as sql
 from shopsvc.sql import order_writes as order_writes_sql
-from shopsvc.sql.common import check_amounts
 from shopsvc.sql.orders import PAID_STATUSES as PAID
-from shopsvc.sql.tables import Money, order_item_meta, order_items, order_notes, orders
 from shopsvc.validation import orders as validation
 from shopsvc.validation.orders import ARRAYS, OrderInput
 from shopsvc.validation.types import MAX_INT, MIN_INT, int_field
@@ -72,74 +68,10 @@ from shopsvc.writers.orders import (
 
 Row = dict[str, Any]
 _ZERO = Decimal(0)
-TABLES = (orders, order_items, order_item_meta, order_notes)
-_ITEM_DEFAULTS: Row = {
-    "name": "",
-    "product_id": None,
-    "variation_id": None,
-    "quantity": 0,
-    "tax_class": "",
-    "taxable": False,
-    "method_id": "",
-    "subtotal": _ZERO,
-    "subtotal_tax": _ZERO,
-    "total": _ZERO,
-    "total_tax": _ZERO,
-    "taxes": "{}",
-    "rate_id": None,
-    "rate_code": "",
-    "compound": False,
-    "tax_total": _ZERO,
-    "shipping_tax_total": _ZERO,
-}
-#: The columns an edit may change (all written back, changed or not: the row is locked).
-EDIT_COLUMNS = tuple(
-    column.name
-    for column in orders.c
-    if column.name
-    not in (
-        "id",
-        "order_key",
-        "created_at",
-        "prices_include_tax",
-        "customer_ip",
-        "customer_user_agent",
-        "discount_total",
-        "discount_tax",
-        "shipping_total",
-        "shipping_tax",
-        "cart_tax",
-        "total_tax",
-        "total",
-    )
-)
 
 
 class NotSetBased(Exception):
     """This bulk cannot be written set-based with the outcome of one-by-one writes."""
-
-
-def _server_default(column: Any) -> Any:
-    """The Python value of a column's server default (None without one)."""
-    default = column.server_default
-    if default is None:
-        return None
-    raw = str(default.arg)
-    if isinstance(column.type, Boolean):
-        return raw not in ("0", "false")
-    if isinstance(column.type, Integer):
-        return int(raw)
-    if isinstance(column.type, Money):
-        return Decimal(raw)
-    return raw
-
-
-#: A new order's row before the create sets its columns: every column at its server default.
-_ORDER_ROW: Row = {
-    column.name: _server_default(column)
-    for column in orders.c
-    if column.name not in ("id", "order_key")
-}
 
 
 @dataclass
@@ -158,7 +90,7 @@ class _Scratch:
     its webhook events. Kept when the plan passes; on failure only the ids and key draws it used
     count (as burnt)."""
 
-    rows: dict[str, list[Row]] = field(default_factory=lambda: {t.name: [] for t in TABLES})
+    rows: dict[str, list[Row]] = field(default_factory=lambda: {t: [] for t in sql.TABLES})
     keys: list[Row] = field(default_factory=list)
     links: list[tuple[Row, str, Row]] = field(default_factory=list)
     stock: dict[int, Row] = field(default_factory=dict)
@@ -210,7 +142,7 @@ class OrderBatch:
         self._rates: list[TaxRate] = []
         self._classes: tuple[str, ...] = ()
         # the state the plans build
-        self._slots: dict[str, list[Row | None]] = {t.name: [] for t in TABLES}
+        self._slots: dict[str, list[Row | None]] = {t: [] for t in sql.TABLES}
         self._keys: list[Row | None] = []
         self._links: list[tuple[Row, str, Row]] = []
         self._stock: dict[int, Row] = {}
@@ -402,7 +334,7 @@ class OrderBatch:
         if not rules.is_status(status):
             raise cannot_create_status()
         row = {
-            **_ORDER_ROW,
+            **sql.new_order_row(),
             "order_key": None,
             "status": "pending",
             "currency": self.ctx.settings.currency,
@@ -415,7 +347,7 @@ class OrderBatch:
             "updated_at": self.now,
         }
         s.keys.append(row)
-        s.add(orders.name, row)
+        s.add(sql.ORDERS, row)
         order = _Order(row, [])
         self._addresses(s, order, clean)
         self._fill_billing_email(order)
@@ -558,33 +490,32 @@ class OrderBatch:
                     values = new_fee(element.values)
                 else:
                     values = new_coupon(element.values)
-                check_amounts(order_items, [values], "order")
-                item = s.add(order_items.name, {**_ITEM_DEFAULTS, **values}, order.row, "order_id")
+                sql.check_item_amounts(values)
+                item = s.add(sql.ITEMS, sql.new_item_row(values), order.row, "order_id")
                 items.append(item)
                 if kind == "line_item":
                     order.lines.append(item)
                 for key, value in meta:
                     entry = {"meta_key": key, "meta_value": value}
-                    s.add(order_item_meta.name, entry, item, "item_id")
+                    s.add(sql.ITEM_META, entry, item, "item_id")
         return items
 
     def _totals(self, s: _Scratch, order: _Order, items: list[Row]) -> None:
         """``order_totals.recalculate`` of a new order: its items as the database gives them
         back, the same computation, the same range checks in the same order."""
         stored = [
-            {**sql.as_stored(self.ctx.conn, order_items, item), "id": key}
-            for key, item in enumerate(items)
+            {**sql.as_stored_item(self.ctx.conn, item), "id": key} for key, item in enumerate(items)
         ]
         found = compute_totals(self.ctx.settings, order.row, stored, self._rates, self._classes)
         for key, values in (*found.lines, *found.shipping, *found.fees):
             if values:
-                check_amounts(order_items, [values], "order")
+                sql.check_item_amounts(values)
                 items[key].update(values)
         for line in found.tax_lines:
             values = {"item_type": "tax", "rate_id": line.rate_id, **tax_item_values(line)}
-            check_amounts(order_items, [values], "order")
-            s.add(order_items.name, {**_ITEM_DEFAULTS, **values}, order.row, "order_id")
-        check_amounts(orders, [found.order], "order")
+            sql.check_item_amounts(values)
+            s.add(sql.ITEMS, sql.new_item_row(values), order.row, "order_id")
+        sql.check_order_amounts(found.order)
         order.row.update(found.order)
 
     def _meta(self, order: _Order, clean: OrderInput) -> None:
@@ -615,7 +546,7 @@ class OrderBatch:
             "system": True,
             "created_at": self.now,
         }
-        s.add(order_notes.name, note, row, "order_id")
+        s.add(sql.NOTES, note, row, "order_id")
         if new in REDUCING:
             if not row["stock_reduced"]:
                 self._move(s, order, -1)
@@ -730,19 +661,17 @@ class OrderBatch:
             key = rules.new_order_key()
             if row is not None:
                 row["order_key"] = key
-        for table in TABLES:  # parents first: a child's link is resolved once its parent has an id
+        for table in sql.TABLES:  # parents first: a child's link is set once its parent has an id
             for child, fk, parent in self._links:
                 if "id" in parent:
                     child[fk] = parent["id"]
-            sql.insert_rows(self.ctx.conn, table, self._slots[table.name])
+            sql.insert_rows(self.ctx.conn, table, self._slots[table])
 
     def write(self, plans: Sequence[_Plan]) -> list[int]:
         conn = self.ctx.conn
         self._take_ids()
         edits = [plan.row for plan in plans if plan.edit]
-        sql.update_orders(
-            conn, [{"id": row["id"], **{name: row[name] for name in EDIT_COLUMNS}} for row in edits]
-        )
+        sql.update_orders(conn, edits)
         self._write_profiles()
         changed = [
             (i, row["stock_quantity"], row["stock_status"])
