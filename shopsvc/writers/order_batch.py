@@ -21,9 +21,10 @@ that changes what an earlier element's record shows of its customer (a record sh
 customer's profile, orders count, total spent and last order as they were after its element:
 a new order of that customer, a change of customer, a profile write, a status moving into or
 out of the paid statuses or the trash — completing many processing orders of one customer stays
-set-based); an edit of an order that does not exist while the bulk creates
-orders before it (a one-by-one run might have created it); ``filter[expand]=products`` (records
-show the stock as it was after each element).
+set-based); an edit of an id above the highest order while the bulk creates orders before it
+(a one-by-one run might have created that order); ``filter[expand]=products`` (records show the
+stock as it was after each element); an address copied to the profile of a customer whose user
+no longer exists.
 
 What one element sees of the earlier ones is kept in the batch: stock (moved in input order,
 with the same clamping, statuses and variable parents' statuses), sales, customer profiles and
@@ -245,6 +246,8 @@ class OrderBatch:
         return self._sku_owners.get(sku.lower())
 
     def product(self, product_id: int) -> Row | None:
+        if not 0 < product_id <= MAX_INT:
+            return None  # no row has such an id
         if product_id not in self._covered:
             raise NotSetBased
         return self._products.get(product_id)
