@@ -328,6 +328,27 @@ def compare(
     return run
 
 
+@pytest.fixture
+def compare_in(
+    engine: sa.Engine,
+    build_app: Callable[..., TestApp],
+    fixed: Callable[[], None],
+    monkeypatch: pytest.MonkeyPatch,
+) -> Callable[..., bool]:
+    """``compare_in(settings, body)``: :func:`compare` in an app with these store settings."""
+
+    def run(store: dict[str, str], body: Body) -> bool:
+        app = build_app(**store)
+        fast, fast_rows, answered = _run(engine, app, fixed, monkeypatch, body, True)
+        slow, slow_rows, _ = _run(engine, app, fixed, monkeypatch, body, False)
+        assert fast == slow
+        for name in slow_rows:
+            assert fast_rows[name] == slow_rows[name], name
+        return answered
+
+    return run
+
+
 def _line(world: World, name: str, quantity: int = 1, **extra: Any) -> dict[str, Any]:
     return {"product_id": world.products[name], "quantity": quantity, **extra}
 
@@ -428,6 +449,52 @@ def test_shared_stock_moves_in_input_order(compare: Callable[..., bool]) -> None
         }
 
     assert compare(body)
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        {
+            "shopsvc.prices_include_tax": "true",
+            "shopsvc.tax_based_on": "billing",
+            "shopsvc.out_of_stock_threshold": "2",
+        },
+        {"shopsvc.manage_stock": "false", "shopsvc.tax_round_at_subtotal": "true"},
+        {"shopsvc.calc_taxes": "false", "shopsvc.tax_based_on": "base"},
+    ],
+)
+def test_store_settings(compare_in: Callable[..., bool], store: dict[str, str]) -> None:
+    """Prices including tax (default prices ex tax with more decimals than the columns keep:
+    the totals are computed on the amounts as stored), the threshold, stock management off,
+    rounding at subtotal, taxes off."""
+
+    def body(w: World) -> Any:
+        return {
+            "orders": [
+                _create(w, line_items=[_line(w, "stocked", 3), _line(w, "reduced", 7)]),
+                {
+                    "status": "completed",
+                    "billing_address": ADDRESS,
+                    "line_items": [
+                        _line(w, "plain", 3),
+                        _line(w, "shirt_s", 2),
+                        {"sku": "shirt-m", "quantity": 1},
+                    ],
+                    "fee_lines": [
+                        {
+                            "title": "Fee",
+                            "total": "-3.333",
+                            "taxable": True,
+                            "tax_class": "reduced-rate",
+                        }
+                    ],
+                },
+                {"id": w.orders["processing"], "status": "cancelled"},
+                {"id": w.orders["pending"], "status": "on-hold"},
+            ]
+        }
+
+    assert compare_in(store, body)
 
 
 def test_failing_elements_keep_their_place_and_their_ids(compare: Callable[..., bool]) -> None:
