@@ -7,6 +7,7 @@ The rule that picks a free slug (``base``, ``base-2``, …) is pure and lives in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any, Literal, TypeVar
@@ -20,17 +21,31 @@ from shopsvc.sql.tables import Money
 T = TypeVar("T")
 
 
+@functools.cache
+def money_columns(table: Table) -> dict[str, tuple[int, Decimal]]:
+    """The money columns of ``table``: name → (scale, the first amount it cannot hold)."""
+    return {
+        column.name: (
+            column.type.scale,
+            Decimal(10) ** (column.type.impl.precision - column.type.scale),
+        )
+        for column in table.c
+        if isinstance(column.type, Money)
+    }
+
+
 def check_amounts(table: Table, rows: Iterable[Mapping[str, Any]], envelope: str) -> None:
     """400 ``shop_api_invalid_param`` naming the envelope when an amount *computed* from input
     that fit (a price × a quantity, a sum of lines, a sum of taxes) is beyond what its money
     column holds — PostgreSQL would refuse it with a 500, SQLite would store it."""
+    money = money_columns(table)
     for row in rows:
         for name, value in row.items():
-            column = table.c.get(name)
-            if column is None or not isinstance(column.type, Money) or value is None:
+            if value is None or name not in money:
                 continue
-            scale = column.type.scale
-            ceiling = Decimal(10) ** (column.type.impl.precision - scale)
+            scale, ceiling = money[name]
+            if type(value) is Decimal and value.is_finite() and value.copy_abs() <= ceiling - 1:
+                continue  # rounding to the scale cannot reach the ceiling
             try:  # as the column will store it: rounded to its scale
                 stored = Decimal(value).quantize(Decimal(1).scaleb(-scale), ROUND_HALF_UP)
             except InvalidOperation:  # more digits than any context holds
@@ -39,7 +54,7 @@ def check_amounts(table: Table, rows: Iterable[Mapping[str, Any]], envelope: str
                 raise invalid_param(
                     envelope,
                     f"its {name} would be {value}, beyond the largest amount the shop "
-                    f"stores ({ceiling - Decimal(1).scaleb(-column.type.scale)})",
+                    f"stores ({ceiling - Decimal(1).scaleb(-scale)})",
                 )
 
 

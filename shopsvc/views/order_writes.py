@@ -4,32 +4,36 @@
 Checks run in the spec's order. Create: envelope (``shop_api_missing_order_data``), capability
 (``publish_shop_orders``), then the fields and the writer's steps (reference orders.md §3).
 Edit: envelope, the shared record validation (id, existence, ``edit_shop_orders``), then the
-fields and the writer's steps (§4). Bulk: a non-zero ``id`` edits, anything else creates, each
-element in its own savepoint. Every write is one transaction, so a failing create or edit
+fields and the writer's steps (§4). Bulk: a non-zero ``id`` edits, anything else creates;
+set-based through ``writers.order_batch`` where it can be, else each element in its own
+savepoint. Every write is one transaction, so a failing create or edit
 leaves nothing behind. Responses are the GET representation built with the defaults (2
 decimals; ``filter[meta]``, ``filter[expand]`` and ``filter[all_item_meta]`` still apply).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc import rendering
-from shopsvc.bulk import run_bulk
+from shopsvc.bulk import Sequential, run_bulk
 from shopsvc.families import ORDERS, order_id_is_invalid
-from shopsvc.records.orders import options_from_filters, order_record
+from shopsvc.records.orders import options_from_filters, order_record, order_records
 from shopsvc.resources import Order, Orders, OrdersBulk
 from shopsvc.sql import orders as orders_sql
 from shopsvc.validation import orders as validation
 from shopsvc.validation.types import int_field
 from shopsvc.writers import orders as writer
+from shopsvc.writers.order_batch import NotSetBased, OrderBatch
 
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 MISSING = "shop_api_missing_order_data"
+T = TypeVar("T")
 
 
 def client_of(request: Request) -> writer.Client:
@@ -87,4 +91,42 @@ def bulk_orders(context: OrdersBulk, request: Request) -> Response:
             order_id = _create(request, element)
         return _record(request, order_id)
 
-    return run_bulk(request, "orders", handle)
+    return run_bulk(request, "orders", handle, batch=_SetBased(_batch(request)))
+
+
+def _batch(request: Request) -> OrderBatch:
+    options = options_from_filters(request.filters, shaped=False)
+    return OrderBatch(
+        request.write_context,
+        request,
+        client_of(request),
+        lambda ids: order_records(request.record_context, ids, options),
+        expand_products="products" in options.expand,
+    )
+
+
+class _SetBased:
+    """The orders' ``bulk.Batch``: :class:`OrderBatch`, whose :class:`NotSetBased` is the
+    bulk's :class:`Sequential` (the writer does not import the bulk, which needs Pyramid)."""
+
+    def __init__(self, batch: OrderBatch) -> None:
+        self.batch = batch
+
+    @staticmethod
+    def _run(step: Callable[..., T], *args: Any) -> T:
+        try:
+            return step(*args)
+        except NotSetBased:
+            raise Sequential from None
+
+    def prepare(self, elements: Sequence[Any]) -> None:
+        self._run(self.batch.prepare, elements)
+
+    def plan(self, element: dict[str, Any]) -> Any:
+        return self._run(self.batch.plan, element)
+
+    def write(self, plans: Sequence[Any]) -> list[int]:
+        return self._run(self.batch.write, plans)
+
+    def records(self, ids: Sequence[int]) -> list[dict[str, Any]]:
+        return self._run(self.batch.records, ids)

@@ -10,10 +10,10 @@ Taxes are not computed here: the totals recalculation that follows does that.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from shopsvc.domain import catalog, pricing, tax
-from shopsvc.domain.tax import Address
+from shopsvc.domain.tax import Address, TaxRate
 from shopsvc.domain.totals import price_excluding_tax, scale_line_amounts
 from shopsvc.errors import ApiError
 from shopsvc.sql import order_writes as sql
@@ -32,6 +32,47 @@ def _error(code: str, message: str) -> ApiError:
 
 def invalid_item_id() -> ApiError:
     return _error("shop_invalid_item_id", "Order item ID provided is not associated with order.")
+
+
+class Catalog(Protocol):
+    """What a new line reads of the catalogue: the database (:class:`StoredCatalog`), or what a
+    set-based bulk loaded for all its elements at once (``writers.order_batch``)."""
+
+    def sku_owner(self, sku: str) -> int | None:
+        """The product or variation not in the trash whose SKU is ``sku`` (case-insensitive)."""
+        ...
+
+    def product(self, product_id: int) -> Row | None:
+        """A product or variation (any status), as ``sql.order_writes.get_product`` reads it."""
+        ...
+
+    def variations(self, parent_id: int) -> list[tuple[int, dict[str, str]]]:
+        """The variations of ``parent_id`` not in the trash, by menu order then id, with their
+        attribute values."""
+        ...
+
+    def rates(self) -> list[TaxRate]:
+        """Every stored tax rate."""
+        ...
+
+
+class StoredCatalog:
+    """:class:`Catalog` read from the database, one statement per question."""
+
+    def __init__(self, ctx: WriteContext) -> None:
+        self.ctx = ctx
+
+    def sku_owner(self, sku: str) -> int | None:
+        return product_writes_sql.get_sku_owner(self.ctx.conn, sku)
+
+    def product(self, product_id: int) -> Row | None:
+        return sql.get_product(self.ctx.conn, product_id)
+
+    def variations(self, parent_id: int) -> list[tuple[int, dict[str, str]]]:
+        return sql.variations_with_values(self.ctx.conn, parent_id)
+
+    def rates(self) -> list[TaxRate]:
+        return tax_rates(self.ctx)
 
 
 def write_items(ctx: WriteContext, order_id: int, array: str, elements: list[ItemInput]) -> None:
@@ -53,7 +94,7 @@ def write_items(ctx: WriteContext, order_id: int, array: str, elements: list[Ite
 # --- line items
 
 
-def _resolve_product(ctx: WriteContext, values: Row, item: Row | None) -> Row:
+def _resolve_product(catalog: Catalog, values: Row, item: Row | None) -> Row:
     """Checks 1-5 of reference §9.1: the product (or variation) the line sells."""
     if "product_id" not in values and "sku" not in values:
         raise _error("shop_api_invalid_product_id", "Product ID or SKU is required")
@@ -67,16 +108,14 @@ def _resolve_product(ctx: WriteContext, values: Row, item: Row | None) -> Row:
     if "product_id" in values:
         product_id = values["product_id"]
     else:
-        product_id = (
-            product_writes_sql.get_sku_owner(ctx.conn, values["sku"]) if values["sku"] else None
-        )
-    product = sql.get_product(ctx.conn, product_id) if product_id else None
+        product_id = catalog.sku_owner(values["sku"]) if values["sku"] else None
+    product = catalog.product(product_id) if product_id else None
     variations = values.get("variations")
     if variations:
         if any(not str(key).strip() or not value.strip() for key, value in variations.items()):
             raise _error("shop_api_invalid_product_variation", "The product variation is invalid")
         if item is None:
-            product = _match_variation(ctx, product, variations)
+            product = _match_variation(catalog, product, variations)
     if product is None:
         raise _error("shop_api_invalid_product", "Product is invalid.")
     return product
@@ -89,17 +128,17 @@ def _attribute_key(key: str) -> str:
     return catalog.clean_attribute_slug(key)
 
 
-def _match_variation(ctx: WriteContext, product: Row | None, wanted: dict[str, str]) -> Row | None:
+def _match_variation(catalog: Catalog, product: Row | None, wanted: dict[str, str]) -> Row | None:
     """The first variation of ``product`` whose attributes match every given pair (keys without
     ``attribute_``/``pa_``, values case-insensitively; an empty stored value matches anything);
     None when none does (decisions.md §7: then the product is invalid)."""
     if product is None:
         return None
     pairs = {_attribute_key(key): value.strip().lower() for key, value in wanted.items()}
-    for variation_id, stored in sql.variations_with_values(ctx.conn, product["id"]):
+    for variation_id, stored in catalog.variations(product["id"]):
         values = {key: value.lower() for key, value in stored.items()}
         if all(key in values and values[key] in ("", value) for key, value in pairs.items()):
-            return sql.get_product(ctx.conn, variation_id)
+            return catalog.product(variation_id)
     return None
 
 
@@ -113,10 +152,10 @@ def _check_quantity(values: Row, create: bool) -> None:
         raise _error("shop_api_invalid_product_quantity", "Product quantity is required.")
 
 
-def _tax_source(ctx: WriteContext, product: Row) -> Row:
+def _tax_source(catalog: Catalog, product: Row) -> Row:
     """The row whose tax status and class a line uses: a variation's parent for ``parent``."""
     if product["type"] == "variation" and product["parent_id"]:
-        parent = sql.get_product(ctx.conn, product["parent_id"])
+        parent = catalog.product(product["parent_id"])
         if parent is not None:
             tax_class = product["tax_class"]
             if tax_class == "parent":
@@ -129,7 +168,7 @@ def _class(tax_class: str) -> str:
     return "" if tax_class in ("standard", "parent") else tax_class
 
 
-def _default_price(ctx: WriteContext, product: Row, tax_class: str) -> Decimal:
+def _default_price(ctx: WriteContext, catalog: Catalog, product: Row, tax_class: str) -> Decimal:
     """The product's active price ex tax (reference §9.1, §10.4 (a))."""
     price = pricing.active_price(
         product["regular_price"],
@@ -146,51 +185,55 @@ def _default_price(ctx: WriteContext, product: Row, tax_class: str) -> Decimal:
             ctx.settings.store_postcode,
             ctx.settings.store_city,
         )
-        rates = tax.find_rates(tax_rates(ctx), base, tax_class)
+        rates = tax.find_rates(catalog.rates(), base, tax_class)
         price = price_excluding_tax(price, rates)
     return price
 
 
 def _create_line(ctx: WriteContext, order_id: int, values: Row) -> None:
-    product = _resolve_product(ctx, values, None)
+    item, meta = new_line(ctx, StoredCatalog(ctx), values)
+    item_id = sql.insert_item(ctx.conn, {"order_id": order_id, **item})
+    sql.insert_item_meta(ctx.conn, item_id, meta)
+
+
+def new_line(ctx: WriteContext, catalog: Catalog, values: Row) -> tuple[Row, list[tuple[str, str]]]:
+    """The checks of a new line item (reference §9.1) and its columns (but ``order_id``) and
+    meta; the amounts' range is checked where the row is stored (``sql.common.check_amounts``)."""
+    product = _resolve_product(catalog, values, None)
     _check_quantity(values, create=True)
-    source = _tax_source(ctx, product)
+    source = _tax_source(catalog, product)
     tax_class = _class(source["tax_class"])
     qty = int(values["quantity"])
     if "total" in values:
         total = values["total"]
         subtotal = total
     else:
-        total = subtotal = _default_price(ctx, product, tax_class) * qty
+        total = subtotal = _default_price(ctx, catalog, product, tax_class) * qty
     if "subtotal" in values:
         subtotal = values["subtotal"]
     is_variation = product["type"] == "variation"
-    item_id = sql.insert_item(
-        ctx.conn,
-        {
-            "order_id": order_id,
-            "item_type": "line_item",
-            "name": product["title"],
-            "product_id": product["parent_id"] if is_variation else product["id"],
-            "variation_id": product["id"] if is_variation else None,
-            "quantity": qty,
-            "tax_class": tax_class,
-            "taxable": source["tax_status"] == "taxable",
-            "subtotal": subtotal,
-            "total": total,
-            "subtotal_tax": values.get("subtotal_tax", _ZERO),
-            "total_tax": values.get("total_tax", _ZERO),
-        },
-    )
+    item = {
+        "item_type": "line_item",
+        "name": product["title"],
+        "product_id": product["parent_id"] if is_variation else product["id"],
+        "variation_id": product["id"] if is_variation else None,
+        "quantity": qty,
+        "tax_class": tax_class,
+        "taxable": source["tax_status"] == "taxable",
+        "subtotal": subtotal,
+        "total": total,
+        "subtotal_tax": values.get("subtotal_tax", _ZERO),
+        "total_tax": values.get("total_tax", _ZERO),
+    }
     meta = [
         (key[len("attribute_") :] if key.startswith("attribute_") else key, value)
         for key, value in (values.get("variations") or {}).items()
     ]
-    sql.insert_item_meta(ctx.conn, item_id, meta)
+    return item, meta
 
 
 def _update_line(ctx: WriteContext, item: Row, values: Row) -> None:
-    _resolve_product(ctx, values, item)
+    _resolve_product(StoredCatalog(ctx), values, item)
     _check_quantity(values, create=False)
     changes: Row = {}
     subtotal, total = item["subtotal"], item["total"]
@@ -226,20 +269,21 @@ def _check_shipping_total(values: Row) -> None:
 
 
 def _create_shipping(ctx: WriteContext, order_id: int, values: Row) -> None:
+    sql.insert_item(ctx.conn, {"order_id": order_id, **new_shipping(values)})
+
+
+def new_shipping(values: Row) -> Row:
+    """The checks and columns (but ``order_id``) of a new shipping line."""
     _check_shipping_total(values)
     if "method_id" not in values:
         raise _error("shop_invalid_shipping_item", "Shipping method ID is required.")
-    sql.insert_item(
-        ctx.conn,
-        {
-            "order_id": order_id,
-            "item_type": "shipping",
-            "method_id": values["method_id"],
-            "name": values.get("method_title", ""),
-            "total": values.get("total", _ZERO),
-            "subtotal": values.get("total", _ZERO),
-        },
-    )
+    return {
+        "item_type": "shipping",
+        "method_id": values["method_id"],
+        "name": values.get("method_title", ""),
+        "total": values.get("total", _ZERO),
+        "subtotal": values.get("total", _ZERO),
+    }
 
 
 def _update_shipping(ctx: WriteContext, item: Row, values: Row) -> None:
@@ -258,23 +302,24 @@ def _update_shipping(ctx: WriteContext, item: Row, values: Row) -> None:
 
 
 def _create_fee(ctx: WriteContext, order_id: int, values: Row) -> None:
+    sql.insert_item(ctx.conn, {"order_id": order_id, **new_fee(values)})
+
+
+def new_fee(values: Row) -> Row:
+    """The checks and columns (but ``order_id``) of a new fee line."""
     if "title" not in values:
         raise _error("shop_invalid_fee_item", "Fee title is required")
     taxable = bool(values.get("taxable", False))
     if taxable and "tax_class" not in values:
         raise _error("shop_invalid_fee_item", "Fee tax class is required when fee is taxable.")
-    sql.insert_item(
-        ctx.conn,
-        {
-            "order_id": order_id,
-            "item_type": "fee",
-            "name": values["title"],
-            "taxable": taxable,
-            "tax_class": _class(values.get("tax_class", "")),
-            "total": values.get("total", _ZERO),
-            "subtotal": values.get("total", _ZERO),
-        },
-    )
+    return {
+        "item_type": "fee",
+        "name": values["title"],
+        "taxable": taxable,
+        "tax_class": _class(values.get("tax_class", "")),
+        "total": values.get("total", _ZERO),
+        "subtotal": values.get("total", _ZERO),
+    }
 
 
 def _update_fee(ctx: WriteContext, item: Row, values: Row) -> None:
@@ -299,19 +344,20 @@ def _check_coupon_amount(values: Row) -> None:
 
 
 def _create_coupon(ctx: WriteContext, order_id: int, values: Row) -> None:
+    sql.insert_item(ctx.conn, {"order_id": order_id, **new_coupon(values)})
+
+
+def new_coupon(values: Row) -> Row:
+    """The checks and columns (but ``order_id``) of a new coupon line."""
     _check_coupon_amount(values)
     if not values.get("code"):
         raise _error("shop_invalid_coupon_coupon", "Coupon code is required.")
-    sql.insert_item(
-        ctx.conn,
-        {
-            "order_id": order_id,
-            "item_type": "coupon",
-            "name": values["code"],
-            "total": values.get("amount", _ZERO),
-            "subtotal": values.get("amount", _ZERO),
-        },
-    )
+    return {
+        "item_type": "coupon",
+        "name": values["code"],
+        "total": values.get("amount", _ZERO),
+        "subtotal": values.get("amount", _ZERO),
+    }
 
 
 def _update_coupon(ctx: WriteContext, item: Row, values: Row) -> None:

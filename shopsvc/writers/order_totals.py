@@ -6,6 +6,7 @@ store's ``tax_based_on`` chooses."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -14,6 +15,7 @@ from shopsvc.domain.totals import (
     FeeLine,
     LineItem,
     ShippingLine,
+    TaxLine,
     TotalsSettings,
     calculate_totals,
     tax_address,
@@ -72,10 +74,28 @@ def _taxes_json(total: dict[int, Decimal], subtotal: dict[int, Decimal] | None =
     return json.dumps(data)
 
 
-def recalculate(ctx: WriteContext, order: Row) -> None:
-    """Recalculate and store the totals of ``order`` (its row, updated in place)."""
-    settings = ctx.settings
-    items = sql.get_items(ctx.conn, order["id"])
+@dataclass
+class Recalculation:
+    """What a recalculation stores, in the order it stores it: each line's, shipping line's and
+    fee's new columns (by item id, or the caller's key), the tax items (one per rate id used,
+    ``TaxLine``s) and the order's totals."""
+
+    lines: list[tuple[Any, Row]]
+    shipping: list[tuple[Any, Row]]
+    fees: list[tuple[Any, Row]]
+    tax_lines: list[TaxLine]
+    order: Row
+
+
+def compute_totals(
+    settings: Settings,
+    order: Row,
+    items: list[Row],
+    rates: list[TaxRate],
+    tax_classes: tuple[str, ...],
+) -> Recalculation:
+    """The totals of ``order`` whose items (by id, as stored; an item's ``id`` is its key in
+    the result) are ``items``, with these rates and the store's class slugs."""
     by_type: dict[str, list[Row]] = {}
     for item in items:
         by_type.setdefault(item["item_type"], []).append(item)
@@ -99,7 +119,7 @@ def recalculate(ctx: WriteContext, order: Row) -> None:
         lines,
         shipping,
         fees,
-        rates=tax_rates(ctx),
+        rates=rates,
         address=order_tax_address(settings, order),
         settings=TotalsSettings(
             calc_taxes=settings.calc_taxes,
@@ -107,52 +127,79 @@ def recalculate(ctx: WriteContext, order: Row) -> None:
             tax_round_at_subtotal=settings.tax_round_at_subtotal,
             shipping_tax_class=settings.shipping_tax_class,
             decimals=settings.price_decimals,
-            tax_classes=sql.tax_class_slugs(ctx.conn),
+            tax_classes=tax_classes,
         ),
     )
-    for line in result.lines:
-        sql.update_item(
-            ctx.conn,
-            int(line.key),
-            {
-                "subtotal_tax": line.subtotal_tax,
-                "total_tax": line.total_tax,
-                "taxes": _taxes_json(line.taxes, line.subtotal_taxes),
-            },
-        )
-    for ship in result.shipping_lines:
-        values = {"total_tax": ship.total_tax, "taxes": _taxes_json(ship.taxes)}
-        sql.update_item(ctx.conn, int(ship.key), values)
-    for fee in result.fees:
-        values = {"total": fee.total, "total_tax": fee.total_tax, "taxes": _taxes_json(fee.taxes)}
-        sql.update_item(ctx.conn, int(fee.key), values)
-    _store_tax_items(ctx, order["id"], by_type.get("tax", []), result.tax_lines)
     discount_tax = sum((line.subtotal_tax - line.total_tax for line in result.lines), _ZERO)
-    values = {
-        "discount_total": result.total_discount,
-        "discount_tax": discount_tax,
-        "shipping_total": result.total_shipping,
-        "shipping_tax": result.shipping_tax,
-        "cart_tax": result.cart_tax,
-        "total_tax": result.total_tax,
-        "total": result.total,
+    return Recalculation(
+        lines=[
+            (
+                line.key,
+                {
+                    "subtotal_tax": line.subtotal_tax,
+                    "total_tax": line.total_tax,
+                    "taxes": _taxes_json(line.taxes, line.subtotal_taxes),
+                },
+            )
+            for line in result.lines
+        ],
+        shipping=[
+            (ship.key, {"total_tax": ship.total_tax, "taxes": _taxes_json(ship.taxes)})
+            for ship in result.shipping_lines
+        ],
+        fees=[
+            (
+                fee.key,
+                {"total": fee.total, "total_tax": fee.total_tax, "taxes": _taxes_json(fee.taxes)},
+            )
+            for fee in result.fees
+        ],
+        tax_lines=list(result.tax_lines),
+        order={
+            "discount_total": result.total_discount,
+            "discount_tax": discount_tax,
+            "shipping_total": result.total_shipping,
+            "shipping_tax": result.shipping_tax,
+            "cart_tax": result.cart_tax,
+            "total_tax": result.total_tax,
+            "total": result.total,
+        },
+    )
+
+
+def tax_item_values(line: TaxLine) -> Row:
+    """The columns of the tax item of ``line`` (but its order, type and rate id)."""
+    return {
+        "name": line.title,
+        "rate_code": line.code,
+        "compound": line.compound,
+        "tax_total": line.tax_total,
+        "shipping_tax_total": line.shipping_tax_total,
     }
-    sql.update_order(ctx.conn, order["id"], values)
-    order.update(values)
 
 
-def _store_tax_items(ctx: WriteContext, order_id: int, stored: list[Row], lines: Any) -> None:
+def recalculate(ctx: WriteContext, order: Row) -> None:
+    """Recalculate and store the totals of ``order`` (its row, updated in place)."""
+    items = sql.get_items(ctx.conn, order["id"])
+    found = compute_totals(
+        ctx.settings, order, items, tax_rates(ctx), sql.tax_class_slugs(ctx.conn)
+    )
+    for key, values in (*found.lines, *found.shipping, *found.fees):
+        sql.update_item(ctx.conn, int(key), values)
+    stored = [item for item in items if item["item_type"] == "tax"]
+    _store_tax_items(ctx, order["id"], stored, found.tax_lines)
+    sql.update_order(ctx.conn, order["id"], found.order)
+    order.update(found.order)
+
+
+def _store_tax_items(
+    ctx: WriteContext, order_id: int, stored: list[Row], lines: list[TaxLine]
+) -> None:
     """One tax item per rate id: kept (and refreshed) when the rate is still used, added when
     new, removed when no longer used (reference §10.4)."""
     existing = {item["rate_id"]: item for item in stored}
     for line in lines:
-        values = {
-            "name": line.title,
-            "rate_code": line.code,
-            "compound": line.compound,
-            "tax_total": line.tax_total,
-            "shipping_tax_total": line.shipping_tax_total,
-        }
+        values = tax_item_values(line)
         item = existing.pop(line.rate_id, None)
         if item is None:
             sql.insert_item(

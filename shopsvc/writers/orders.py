@@ -40,11 +40,25 @@ class Client:
     user_agent: str = ""
 
 
-def _invalid_customer() -> ApiError:
+def invalid_customer() -> ApiError:
     return ApiError("shop_api_invalid_customer_id", "Customer ID is invalid.", 400)
 
 
-def _check_currency(clean: OrderInput) -> None:
+def cannot_create_status() -> ApiError:
+    return ApiError(
+        "shop_api_cannot_create_order", "Cannot create order: Invalid order status", 400
+    )
+
+
+def payment_details_required() -> ApiError:
+    return ApiError("shop_invalid_payment_details", "Payment method ID and title are required", 400)
+
+
+def invalid_status() -> ApiError:
+    return ApiError("shop_api_invalid_order_status", "Invalid order status.", 400)
+
+
+def check_currency(clean: OrderInput) -> None:
     if clean.currency is not None and not rules.is_known_currency(clean.currency):
         raise ApiError("shop_invalid_order_currency", "Provided order currency is invalid.", 400)
 
@@ -95,12 +109,10 @@ def create_order(ctx: WriteContext, clean: OrderInput, client: Client) -> int:
     """A new order from its clean write fields (reference §3 steps 3-11); its id."""
     customer_id = clean.customer_id or 0
     if customer_id and not customers_sql.user_exists(ctx.conn, customer_id):
-        raise _invalid_customer()
+        raise invalid_customer()
     status = clean.status or "pending"
     if not rules.is_status(status):
-        raise ApiError(
-            "shop_api_cannot_create_order", "Cannot create order: Invalid order status", 400
-        )
+        raise cannot_create_status()
     order_id = sql.insert_order(
         ctx.conn,
         {
@@ -124,13 +136,11 @@ def create_order(ctx: WriteContext, clean: OrderInput, client: Client) -> int:
     payment = clean.payment
     if payment is not None:
         if not payment.method_id or not payment.method_title:
-            raise ApiError(
-                "shop_invalid_payment_details", "Payment method ID and title are required", 400
-            )
+            raise payment_details_required()
         values = {"payment_method": payment.method_id, "payment_method_title": payment.method_title}
         sql.update_order(ctx.conn, order_id, values)
         order.update(values)
-    _check_currency(clean)
+    check_currency(clean)
     if clean.currency is not None:
         sql.update_order(ctx.conn, order_id, {"currency": clean.currency})
     _write_meta(ctx, order, clean)
@@ -153,14 +163,14 @@ def edit_order(ctx: WriteContext, order_id: int, clean: OrderInput) -> None:
         values["customer_note"] = clean.note
     if clean.customer_id is not None and clean.customer_id != order["customer_id"]:
         if not customers_sql.user_exists(ctx.conn, clean.customer_id):
-            raise _invalid_customer()
+            raise invalid_customer()
         values["customer_id"] = clean.customer_id
     _write_addresses(ctx, order, clean)
     if _write_items(ctx, order_id, clean):
-        _check_currency(clean)
+        check_currency(clean)
         recalculate(ctx, order)
     else:
-        _check_currency(clean)
+        check_currency(clean)
     if clean.currency is not None:
         values["currency"] = clean.currency
     sql.update_order(ctx.conn, order_id, values)
@@ -182,7 +192,7 @@ def edit_order(ctx: WriteContext, order_id: int, clean: OrderInput) -> None:
     restoring = False
     if clean.status:
         if not rules.is_status(clean.status):
-            raise ApiError("shop_api_invalid_order_status", "Invalid order status.", 400)
+            raise invalid_status()
         if order["status"] == rules.TRASH:
             order_status.restore(ctx, order)
             restoring = True

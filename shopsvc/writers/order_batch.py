@@ -1,0 +1,719 @@
+"""``/orders/bulk`` set-based (the ``Batch`` of ``shopsvc.bulk``): every element planned with the
+checks and the arithmetic of the one-by-one writers (``writers.orders``, ``order_items``,
+``order_totals``, ``order_status``, ``stock``), then all of them written with one statement per
+table, and their records loaded together.
+
+Supported set-based (anything else raises :class:`NotSetBased`; the view turns it into
+``bulk.Sequential`` and the bulk runs one by one, with the same outcome):
+
+* **creates**: ``status`` (with the status change's note, stock reduction, sales, dates and
+  hooks), ``customer_id`` or a guest (the customer profile copy and the billing email from the
+  account), ``billing_address``, ``shipping_address``, ``currency``, ``payment_details`` (with
+  "payment complete"), ``note``, ``order_meta``, and the four item arrays: line items of
+  products or variations (by id, SKU or attributes; prices and taxes by the same functions),
+  shipping lines, fees and coupon lines; totals by ``order_totals.compute_totals``;
+* **edits by id**: ``status`` (and ``status_note``; a trashed order comes back first), ``note``,
+  ``customer_id``, the addresses, ``currency``, ``payment_details`` and ``order_meta``.
+
+Not set-based: an edit that sends an item array (item edits and totals of an existing order);
+a status change to ``refunded`` (it writes a refund); two elements on the same order; an element
+that changes what an earlier element's record shows of its customer (a record shows the
+customer's profile, orders count, total spent and last order as they were after its element:
+a new order of that customer, a change of customer, a profile write, a status moving into or
+out of the paid statuses or the trash — completing many processing orders of one customer stays
+set-based); an edit of an id above the highest order while the bulk creates orders before it
+(a one-by-one run might have created that order); ``filter[expand]=products`` (records show the
+stock as it was after each element); an address copied to the profile of a customer whose user
+no longer exists.
+
+What one element sees of the earlier ones is kept in the batch: stock (moved in input order,
+with the same clamping, statuses and variable parents' statuses), sales, customer profiles and
+the id sequences and ``order_key`` draws a one-by-one run would use (a failed element's rows
+used up ids on PostgreSQL; see ``sql.order_batch``). A failing element's planned effects are
+dropped, as its savepoint would drop its rows. Webhook events are recorded at write time in the
+order a one-by-one run records them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from shopsvc.domain import orders as rules
+from shopsvc.domain import stock
+from shopsvc.domain.events import status_change_hooks, stock_hook
+from shopsvc.domain.tax import TaxRate
+from shopsvc.errors import ApiError
+from shopsvc.families import ORDERS, Caller, order_id_is_invalid
+from shopsvc.sql import order_batch as sql
+from shopsvc.sql import order_writes as order_writes_sql
+from shopsvc.sql.orders import PAID_STATUSES as PAID
+from shopsvc.validation import orders as validation
+from shopsvc.validation.orders import ARRAYS, OrderInput
+from shopsvc.validation.types import MAX_INT, MIN_INT, int_field
+from shopsvc.writers.context import WriteContext
+from shopsvc.writers.order_items import new_coupon, new_fee, new_line, new_shipping
+from shopsvc.writers.order_status import PAYABLE, REDUCING, RESTORING
+from shopsvc.writers.order_totals import compute_totals, tax_item_values, tax_rates
+from shopsvc.writers.orders import (
+    Client,
+    cannot_create_status,
+    check_currency,
+    invalid_customer,
+    invalid_status,
+    payment_details_required,
+)
+
+Row = dict[str, Any]
+_ZERO = Decimal(0)
+
+
+class NotSetBased(Exception):
+    """This bulk cannot be written set-based with the outcome of one-by-one writes."""
+
+
+@dataclass
+class _Order:
+    """An order as an element changes it: its row (a new one, or a copy of the loaded one) and
+    its line items (what status changes move stock and sales by)."""
+
+    row: Row
+    lines: list[Row]
+
+
+@dataclass
+class _Scratch:
+    """What one element's plan adds: the rows it would insert per table (in insert order), the
+    key draws, the links of child rows to their parents, its stock, sales and profile changes and
+    its webhook events. Kept when the plan passes; on failure only the ids and key draws it used
+    count (as burnt)."""
+
+    rows: dict[str, list[Row]] = field(default_factory=lambda: {t: [] for t in sql.TABLES})
+    keys: list[Row] = field(default_factory=list)
+    links: list[tuple[Row, str, Row]] = field(default_factory=list)
+    stock: dict[int, Row] = field(default_factory=dict)
+    sales: dict[int, int] = field(default_factory=dict)
+    profiles: dict[int, dict[str, Any]] = field(default_factory=dict)
+    events: list[tuple[str, Any, str | None, list[str]]] = field(default_factory=list)
+
+    def add(self, table: str, row: Row, parent: Row | None = None, fk: str = "") -> Row:
+        self.rows[table].append(row)
+        if parent is not None:
+            self.links.append((row, fk, parent))
+        return row
+
+
+@dataclass
+class _Plan:
+    row: Row
+    events: list[tuple[str, Any, str | None, list[str]]]
+    edit: bool
+
+
+class OrderBatch:
+    """The orders' :class:`shopsvc.bulk.Batch` (see the module docstring)."""
+
+    def __init__(
+        self,
+        ctx: WriteContext,
+        caller: Caller,
+        client: Client,
+        load_records: Callable[[Sequence[int]], list[Row]],
+        expand_products: bool = False,
+    ) -> None:
+        self.ctx = ctx
+        self.caller = caller
+        self.client = client
+        self.load_records = load_records
+        self.expand_products = expand_products
+        self.now = ctx.now
+        # loaded by prepare
+        self._orders: dict[int, Row] = {}
+        self._lines: dict[int, list[Row]] = {}
+        self._users: dict[int, Row] = {}
+        self._products: dict[int, Row] = {}
+        self._covered: set[int] = set()
+        self._children: dict[int, list[int]] = {}
+        self._families: set[int] = set()
+        self._values: dict[int, dict[str, str]] = {}
+        self._sku_owners: dict[str, int] = {}
+        self._rates: list[TaxRate] = []
+        self._classes: tuple[str, ...] = ()
+        # the state the plans build
+        self._slots: dict[str, list[Row | None]] = {t: [] for t in sql.TABLES}
+        self._keys: list[Row | None] = []
+        self._links: list[tuple[Row, str, Row]] = []
+        self._stock: dict[int, Row] = {}
+        self._sales: dict[int, int] = {}
+        self._profiles: dict[int, dict[str, Any]] = {}
+        #: the customers the records of the plans so far show
+        self._shown: set[int] = set()
+        self._edited: set[int] = set()
+        self._created = False
+        self._highest_order = 0
+        self._remaining = 0
+        self._passed = 0
+        #: each element's clean fields (or the error of its validation), by ``id(element)``
+        self._cleaned: dict[int, OrderInput | ApiError] = {}
+
+    # --- prepare
+
+    def prepare(self, elements: Sequence[Any]) -> None:
+        """Load what every plan reads: the edited orders and their lines, the customers, the
+        products the lines name (by id or SKU) with their families, the tax rates and classes."""
+        if self.expand_products:
+            raise NotSetBased
+        edit_ids: list[int] = []
+        customer_ids: set[int] = set()
+        product_ids: set[int] = set()
+        skus: set[str] = set()
+        creates = False
+        for element in elements:
+            if not isinstance(element, dict):
+                continue
+            self._remaining += 1
+            try:
+                order_id = _element_order_id(element)
+            except ApiError:
+                continue
+            if order_id:
+                if order_id in edit_ids:
+                    raise NotSetBased  # two elements on one order
+                edit_ids.append(order_id)
+            else:
+                creates = True
+            try:
+                clean = validation.clean_order(element, create=not order_id)
+            except ApiError as exc:
+                self._cleaned[id(element)] = exc
+                continue
+            self._cleaned[id(element)] = clean
+            if clean.customer_id:
+                customer_ids.add(clean.customer_id)
+            for item in clean.items.get("line_items", []):
+                if item.values.get("product_id"):
+                    product_ids.add(item.values["product_id"])
+                if item.values.get("sku"):
+                    skus.add(item.values["sku"].lower())
+        conn = self.ctx.conn
+        self._orders = {row["id"]: row for row in sql.lock_orders(conn, edit_ids)}
+        if creates and set(edit_ids) - set(self._orders):
+            self._highest_order = sql.highest_order_id(conn)
+        for line in sql.line_items(conn, list(self._orders)):
+            self._lines.setdefault(line["order_id"], []).append(line)
+            product_ids.add(line["variation_id"] or line["product_id"] or 0)
+        customer_ids.update(row["customer_id"] for row in self._orders.values())
+        customer_ids.discard(0)
+        self._users = {
+            row["id"]: row
+            for row in sql.users_with_profiles(conn, [i for i in customer_ids if 0 < i <= MAX_INT])
+        }
+        self._load_products(sorted(i for i in product_ids if 0 < i <= MAX_INT), sorted(skus))
+        if creates:
+            self._rates = tax_rates(self.ctx)
+            self._classes = order_writes_sql.tax_class_slugs(conn)
+
+    def _load_products(self, product_ids: list[int], skus: list[str]) -> None:
+        conn = self.ctx.conn
+        named = sql.products_named(conn, product_ids, skus)
+        found = {row["id"]: row for row in named}
+        self._covered = set(product_ids) | {row["parent_id"] for row in named if row["parent_id"]}
+        self._families = set(found) | self._covered
+        for row in sql.product_families(conn, sorted(found)):
+            found.setdefault(row["id"], row)
+        for row in sorted(found.values(), key=lambda r: r["id"]):
+            if row["sku_lower"] is not None and row["status"] != "trash":
+                self._sku_owners.setdefault(row["sku_lower"], row["id"])
+            if row["parent_id"]:
+                self._children.setdefault(row["parent_id"], []).append(row["id"])
+        self._covered |= set(found)
+        variations = [i for i, row in found.items() if row["type"] == "variation"]
+        for value in sql.variation_values(conn, variations):
+            self._values.setdefault(value["variation_id"], {})[value["attribute_key"]] = value[
+                "value"
+            ]
+        self._products = found
+        self._skus = set(skus)
+
+    # --- what the line checks read (order_items.Catalog)
+
+    def sku_owner(self, sku: str) -> int | None:
+        if sku.lower() not in self._skus:
+            raise NotSetBased
+        return self._sku_owners.get(sku.lower())
+
+    def product(self, product_id: int) -> Row | None:
+        if not 0 < product_id <= MAX_INT:
+            return None  # no row has such an id
+        if product_id not in self._covered:
+            raise NotSetBased
+        return self._products.get(product_id)
+
+    def variations(self, parent_id: int) -> list[tuple[int, dict[str, str]]]:
+        if parent_id not in self._families:
+            raise NotSetBased
+        found = [
+            self._products[i]
+            for i in self._children.get(parent_id, [])
+            if self._products[i]["type"] == "variation" and self._products[i]["status"] != "trash"
+        ]
+        found.sort(key=lambda row: (row["menu_order"], row["id"]))
+        return [(row["id"], dict(self._values.get(row["id"], {}))) for row in found]
+
+    def rates(self) -> list[TaxRate]:
+        return self._rates
+
+    # --- plan
+
+    def plan(self, element: Row) -> _Plan:
+        scratch = _Scratch()
+        order_id = 0
+        self._remaining -= 1
+        try:
+            order_id = _element_order_id(element)
+            if order_id:
+                order = self._plan_edit(scratch, order_id, element)
+            else:
+                order = self._plan_create(scratch, element)
+        except ApiError:
+            # nothing of it is written, but the ids and keys it took are taken (PostgreSQL)
+            for table, rows in scratch.rows.items():
+                self._slots[table].extend([None] * len(rows))
+            self._keys.extend([None] * len(scratch.keys))
+            if not self._remaining and not self._passed:
+                self._take_ids()  # no write follows: take what the failed elements took
+            raise
+        self._commit(scratch, order, edit=bool(order_id))
+        self._passed += 1
+        return _Plan(order.row, scratch.events, edit=bool(order_id))
+
+    def _commit(self, scratch: _Scratch, order: _Order, edit: bool) -> None:
+        changed = self._customers_changed(scratch, order, edit)
+        if changed & self._shown:
+            raise NotSetBased  # an earlier element's record shows that customer as it was
+        if order.row["customer_id"]:
+            self._shown.add(order.row["customer_id"])
+        if edit:
+            self._edited.add(order.row["id"])
+        else:
+            self._created = True
+        for table, rows in scratch.rows.items():
+            self._slots[table].extend(rows)
+        self._keys.extend(scratch.keys)
+        self._links.extend(scratch.links)
+        self._stock.update(scratch.stock)
+        for product_id, delta in scratch.sales.items():
+            self._sales[product_id] = self._sales.get(product_id, 0) + delta
+        self._profiles.update(scratch.profiles)
+
+    def _customers_changed(self, scratch: _Scratch, order: _Order, edit: bool) -> set[int]:
+        """The customers whose block in an order record (profile, orders count, total spent,
+        last order) this element changes: a new order's customer; an edit's customers before
+        and after when it changes the customer; a profile it writes; the order's customer when
+        its status moves into or out of the paid statuses or the trash."""
+        row = order.row
+        if not edit:
+            return {row["customer_id"]} - {0}
+        before = self._orders[row["id"]]
+        changed = set(scratch.profiles)
+        if before["customer_id"] != row["customer_id"]:
+            changed |= {before["customer_id"], row["customer_id"]}
+        old, new = before["status"], row["status"]
+        if (old in PAID) != (new in PAID) or (old == rules.TRASH) != (new == rules.TRASH):
+            changed.add(row["customer_id"])
+        return changed - {0}
+
+    def _plan_create(self, s: _Scratch, element: Row) -> _Order:
+        """``views.order_writes._create`` and ``writers.orders.create_order``, step by step."""
+        ORDERS.require(self.caller, "create")
+        clean = self._clean(element, create=True)
+        customer_id = clean.customer_id or 0
+        if customer_id and customer_id not in self._users:
+            raise invalid_customer()
+        status = clean.status or "pending"
+        if not rules.is_status(status):
+            raise cannot_create_status()
+        row = {
+            **sql.new_order_row(),
+            "order_key": None,
+            "status": "pending",
+            "currency": self.ctx.settings.currency,
+            "prices_include_tax": self.ctx.settings.prices_include_tax,
+            "customer_id": customer_id,
+            "customer_note": clean.note or "",
+            "customer_ip": self.client.ip,
+            "customer_user_agent": self.client.user_agent,
+            "created_at": self.now,
+            "updated_at": self.now,
+        }
+        s.keys.append(row)
+        s.add(sql.ORDERS, row)
+        order = _Order(row, [])
+        self._addresses(s, order, clean)
+        self._fill_billing_email(order)
+        items = self._new_items(s, order, clean)
+        self._totals(s, order, items)
+        payment = clean.payment
+        if payment is not None:
+            if not payment.method_id or not payment.method_title:
+                raise payment_details_required()
+            row["payment_method"] = payment.method_id
+            row["payment_method_title"] = payment.method_title
+        check_currency(clean)
+        if clean.currency is not None:
+            row["currency"] = clean.currency
+        self._meta(order, clean)
+        s.events.append(("order", row, "created", ["shop_new_order"]))
+        self._change_status(s, order, status)
+        if payment is not None and payment.paid:
+            self._payment_complete(s, order, payment.transaction_id)
+        return order
+
+    def _plan_edit(self, s: _Scratch, order_id: int, element: Row) -> _Order:
+        """``views.order_writes._edit`` and ``writers.orders.edit_order``, step by step."""
+        ORDERS.check_id(order_id)
+        loaded = self._orders.get(order_id)
+        if loaded is None:
+            if self._created and order_id > self._highest_order:
+                raise NotSetBased  # a one-by-one run may have created it
+            raise order_id_is_invalid()
+        ORDERS.require(self.caller, "edit")
+        clean = self._clean(element, create=False)
+        if order_id in self._edited:
+            raise NotSetBased
+        row = dict(loaded)
+        order = _Order(row, self._lines.get(order_id, []))
+        values: Row = {"updated_at": self.now}
+        if clean.note is not None:
+            values["customer_note"] = clean.note
+        if clean.customer_id is not None and clean.customer_id != row["customer_id"]:
+            if clean.customer_id not in self._users:
+                raise invalid_customer()
+            values["customer_id"] = clean.customer_id
+        self._addresses(s, order, clean)
+        if clean.items:
+            raise NotSetBased  # item writes and totals of an existing order
+        check_currency(clean)
+        if clean.currency is not None:
+            values["currency"] = clean.currency
+        row.update(values)
+        self._fill_billing_email(order)
+        payment = clean.payment
+        if payment is not None:
+            if payment.method_id is not None:
+                row["payment_method"] = payment.method_id
+            if payment.method_title is not None:
+                row["payment_method_title"] = payment.method_title
+            needs_payment = row["status"] in ("pending", "failed") and row["total"] > 0
+            if payment.paid and needs_payment:
+                self._payment_complete(s, order, payment.transaction_id)
+        self._meta(order, clean)
+        restoring = False
+        if clean.status:
+            if not rules.is_status(clean.status):
+                raise invalid_status()
+            if row["status"] == rules.TRASH:
+                row["status"] = row["status_before_trash"] or "pending"
+                row["status_before_trash"] = None
+                restoring = True
+            self._change_status(s, order, clean.status, clean.status_note)
+        event = "restored" if restoring else "updated"
+        s.events.append(("order", row, event, ["shop_update_order"]))
+        return order
+
+    def _clean(self, element: Row, create: bool) -> OrderInput:
+        """``validation.orders.clean_order`` of the element, as prepare found it."""
+        found = self._cleaned.get(id(element))
+        if found is None:
+            return validation.clean_order(element, create=create)
+        if isinstance(found, ApiError):
+            raise found
+        return found
+
+    # --- the steps
+
+    def _addresses(self, s: _Scratch, order: _Order, clean: OrderInput) -> None:
+        """``writers.orders._write_addresses`` (the profile of the order's customer before this
+        request)."""
+        values: Row = {}
+        for prefix, given in (("billing", clean.billing), ("shipping", clean.shipping)):
+            for key, value in (given or {}).items():
+                values[f"{prefix}_{key}"] = value
+        customer_id = order.row["customer_id"]
+        if customer_id and (clean.billing or clean.shipping):
+            self._upsert_profile(s, customer_id, clean.billing or {}, clean.shipping or {})
+        order.row.update(values)
+
+    def _upsert_profile(
+        self, s: _Scratch, user_id: int, billing: dict[str, str], shipping: dict[str, str]
+    ) -> None:
+        current = s.profiles.get(user_id) or self._profiles.get(user_id)
+        if current is None:
+            user = self._users.get(user_id)
+            if user is None:
+                raise NotSetBased  # a customer id kept after its user was deleted
+            exists = user["billing"] is not None
+            current = {
+                "exists": exists,
+                "billing": json.loads(user["billing"]) if exists else None,
+                "shipping": json.loads(user["shipping"]) if exists else None,
+            }
+        if current["billing"] is None:
+            merged = {"billing": dict(billing), "shipping": dict(shipping)}
+        else:
+            merged = {
+                "billing": {**current["billing"], **billing},
+                "shipping": {**current["shipping"], **shipping},
+            }
+        s.profiles[user_id] = {"exists": current["exists"], **merged}
+
+    def _fill_billing_email(self, order: _Order) -> None:
+        row = order.row
+        if row["billing_email"] or not row["customer_id"]:
+            return
+        user = self._users.get(row["customer_id"])
+        if user is not None and user["email"]:
+            row["billing_email"] = user["email"]
+
+    def _new_items(self, s: _Scratch, order: _Order, clean: OrderInput) -> list[Row]:
+        """The new items of a create, in the order ``writers.orders._write_items`` inserts
+        them; their ids are used up as they would be."""
+        items: list[Row] = []
+        for array, kind in ARRAYS.items():
+            for element in clean.items.get(array, []):
+                meta: list[tuple[str, str]] = []
+                if kind == "line_item":
+                    values, meta = new_line(self.ctx, self, element.values)
+                elif kind == "shipping":
+                    values = new_shipping(element.values)
+                elif kind == "fee":
+                    values = new_fee(element.values)
+                else:
+                    values = new_coupon(element.values)
+                sql.check_item_amounts(values)
+                item = s.add(sql.ITEMS, sql.new_item_row(values), order.row, "order_id")
+                items.append(item)
+                if kind == "line_item":
+                    order.lines.append(item)
+                for key, value in meta:
+                    entry = {"meta_key": key, "meta_value": value}
+                    s.add(sql.ITEM_META, entry, item, "item_id")
+        return items
+
+    def _totals(self, s: _Scratch, order: _Order, items: list[Row]) -> None:
+        """``order_totals.recalculate`` of a new order: its items as the database gives them
+        back, the same computation, the same range checks in the same order."""
+        stored = [
+            {**sql.as_stored_item(self.ctx.conn, item), "id": key} for key, item in enumerate(items)
+        ]
+        found = compute_totals(self.ctx.settings, order.row, stored, self._rates, self._classes)
+        for key, values in (*found.lines, *found.shipping, *found.fees):
+            if values:
+                sql.check_item_amounts(values)
+                items[key].update(values)
+        for line in found.tax_lines:
+            values = {"item_type": "tax", "rate_id": line.rate_id, **tax_item_values(line)}
+            sql.check_item_amounts(values)
+            s.add(sql.ITEMS, sql.new_item_row(values), order.row, "order_id")
+        sql.check_order_amounts(found.order)
+        order.row.update(found.order)
+
+    def _meta(self, order: _Order, clean: OrderInput) -> None:
+        if not clean.order_meta:
+            return
+        meta = {**json.loads(order.row["order_meta"] or "{}"), **clean.order_meta}
+        order.row["order_meta"] = json.dumps(meta)
+
+    # --- status, payment, stock (writers.order_status, writers.stock)
+
+    def _change_status(self, s: _Scratch, order: _Order, new: str, prefix: str = "") -> None:
+        row = order.row
+        old = row["status"]
+        if old == new:
+            return
+        if new == "refunded":
+            raise NotSetBased  # writes a refund of the remainder
+        row["status"] = new
+        row["updated_at"] = self.now
+        if new == "completed":
+            row["date_completed"] = self.now
+        if new in ("processing", "completed") and row["date_paid"] is None:
+            row["date_paid"] = self.now
+        s.events.append(("order", row, None, status_change_hooks(old, new)))
+        note = {
+            "note": rules.status_note(old, new, prefix),
+            "customer_note": False,
+            "system": True,
+            "created_at": self.now,
+        }
+        s.add(sql.NOTES, note, row, "order_id")
+        if new in REDUCING:
+            if not row["stock_reduced"]:
+                self._move(s, order, -1)
+                row["stock_reduced"] = True
+            if not row["sales_recorded"]:
+                for line in order.lines:
+                    if line["product_id"] and line["quantity"]:
+                        s.sales[line["product_id"]] = (
+                            s.sales.get(line["product_id"], 0) + line["quantity"]
+                        )
+                row["sales_recorded"] = True
+        elif new in RESTORING and row["stock_reduced"]:
+            self._move(s, order, 1)
+            row["stock_reduced"] = False
+
+    def _payment_complete(self, s: _Scratch, order: _Order, transaction_id: str) -> None:
+        row = order.row
+        if row["status"] not in PAYABLE:
+            return
+        if transaction_id:
+            row["transaction_id"] = transaction_id
+        if row["date_paid"] is None:
+            row["date_paid"] = self.now
+        s.events.append(("order", row, None, ["shop_payment_complete"]))
+        self._change_status(
+            s, order, "processing" if self._needs_processing(order) else "completed"
+        )
+
+    def _needs_processing(self, order: _Order) -> bool:
+        for line in order.lines:
+            product_id = line["variation_id"] or line["product_id"]
+            product = self._products.get(product_id) if product_id else None
+            if product_id and product_id not in self._covered:
+                raise NotSetBased
+            if product is not None and not (product["virtual"] and product["downloadable"]):
+                return True
+        return False
+
+    def _stock_row(self, s: _Scratch, product_id: int) -> Row | None:
+        if product_id not in self._covered:
+            raise NotSetBased
+        found = s.stock.get(product_id) or self._stock.get(product_id)
+        return found if found is not None else self._products.get(product_id)
+
+    def _set_stock(self, s: _Scratch, row: Row, **values: Any) -> Row:
+        changed = {**row, **values}
+        s.stock[row["id"]] = changed
+        return changed
+
+    def _move(self, s: _Scratch, order: _Order, sign: int) -> None:
+        for line in order.lines:
+            product_id = line["variation_id"] or line["product_id"]
+            if product_id and line["quantity"]:
+                self._move_stock(s, product_id, sign * line["quantity"])
+
+    def _move_stock(self, s: _Scratch, product_id: int, delta: int) -> None:
+        """``writers.stock.move_stock`` on the batch's stock."""
+        settings = self.ctx.settings
+        if not settings.manage_stock:
+            return
+        row = self._stock_row(s, product_id)
+        if row is not None and not row["manage_stock"] and row["type"] == "variation":
+            row = self._stock_row(s, row["parent_id"]) if row["parent_id"] else None
+        if row is None or not row["manage_stock"] or row["type"] in ("grouped", "external"):
+            return
+        old = row["stock_quantity"] or 0
+        new = max(MIN_INT, min(MAX_INT, old + delta))
+        state = stock.resolve_stock(
+            row["type"],
+            manage_stock=True,
+            quantity=new,
+            backorders=row["backorders"] or "no",
+            threshold=settings.out_of_stock_threshold,
+            requested_status=row["stock_status"],
+            child_statuses=None,
+        )
+        row = self._set_stock(s, row, stock_quantity=new, stock_status=state.status)
+        if new != old:
+            s.events.append(("product", row["id"], None, [stock_hook(row["type"] == "variation")]))
+        self._sync_variable_parent(s, row["parent_id"] if row["type"] == "variation" else row["id"])
+
+    def _sync_variable_parent(self, s: _Scratch, parent_id: int | None) -> None:
+        if not parent_id:
+            return
+        parent = self._stock_row(s, parent_id)
+        if parent is None or parent["type"] != "variable":
+            return
+        if parent_id not in self._families:
+            raise NotSetBased
+        variations = [self._stock_row(s, i) for i in self._children.get(parent_id, [])]
+        status = stock.variable_parent_status(
+            [
+                _state(v)
+                for v in variations
+                if v is not None
+                and v["type"] == "variation"
+                and v["status"] in ("publish", "private")
+            ],
+            _state(parent),
+            store_manages=self.ctx.settings.manage_stock,
+            threshold=self.ctx.settings.out_of_stock_threshold,
+        )
+        if status != parent["stock_status"]:
+            self._set_stock(s, parent, stock_status=status)
+
+    # --- write and records
+
+    def _take_ids(self) -> None:
+        """Draw the order keys and take the ids of every slot in input order, inserting the
+        rows of the plans that passed (a failed element's slots are only used up)."""
+        for row in self._keys:
+            key = rules.new_order_key()
+            if row is not None:
+                row["order_key"] = key
+        for table in sql.TABLES:  # parents first: a child's link is set once its parent has an id
+            for child, fk, parent in self._links:
+                if "id" in parent:
+                    child[fk] = parent["id"]
+            sql.insert_rows(self.ctx.conn, table, self._slots[table])
+
+    def write(self, plans: Sequence[_Plan]) -> list[int]:
+        conn = self.ctx.conn
+        self._take_ids()
+        edits = [plan.row for plan in plans if plan.edit]
+        sql.update_orders(conn, edits)
+        self._write_profiles()
+        changed = [
+            (i, row["stock_quantity"], row["stock_status"])
+            for i, row in sorted(self._stock.items())
+            if (row["stock_quantity"], row["stock_status"])
+            != (self._products[i]["stock_quantity"], self._products[i]["stock_status"])
+        ]
+        sql.update_stock(conn, changed)
+        sql.add_total_sales(conn, sorted(self._sales.items()))
+        for plan in plans:
+            for resource, ref, event, actions in plan.events:
+                record_id = ref["id"] if isinstance(ref, dict) else ref
+                self.ctx.events.record(resource, record_id, event, actions)
+        return [int(plan.row["id"]) for plan in plans]
+
+    def _write_profiles(self) -> None:
+        new, known = [], []
+        for user_id, profile in self._profiles.items():
+            row = {
+                "user_id": user_id,
+                "billing": json.dumps(profile["billing"]),
+                "shipping": json.dumps(profile["shipping"]),
+                "updated_at": self.now,
+            }
+            (known if profile["exists"] else new).append(row)
+        sql.insert_profiles(self.ctx.conn, new)
+        sql.update_profiles(self.ctx.conn, known)
+
+    def records(self, ids: Sequence[int]) -> list[Row]:
+        return self.load_records(ids)
+
+
+def _state(row: Row) -> stock.StockState:
+    return stock.StockState(
+        bool(row["manage_stock"]), row["stock_quantity"], row["backorders"], row["stock_status"]
+    )
+
+
+def _element_order_id(element: Row) -> int:
+    """The element's order id as the one-by-one bulk reads it (0: a create)."""
+    raw_id = element.get("id")
+    return 0 if raw_id is None or raw_id == "" else int_field(raw_id, "order.id")
