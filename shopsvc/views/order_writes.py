@@ -13,15 +13,14 @@ decimals; ``filter[meta]``, ``filter[expand]`` and ``filter[all_item_meta]`` sti
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc import rendering
-from shopsvc.bulk import Sequential, run_bulk
+from shopsvc.bulk import run_bulk
 from shopsvc.families import ORDERS, order_id_is_invalid
 from shopsvc.records.orders import options_from_filters, order_record, order_records
 from shopsvc.resources import Order, Orders, OrdersBulk
@@ -29,11 +28,10 @@ from shopsvc.sql import orders as orders_sql
 from shopsvc.validation import orders as validation
 from shopsvc.validation.types import int_field
 from shopsvc.writers import orders as writer
-from shopsvc.writers.order_batch import NotSetBased, OrderBatch
+from shopsvc.writers.order_batch import OrderBatch
 
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 MISSING = "shop_api_missing_order_data"
-T = TypeVar("T")
 
 
 def client_of(request: Request) -> writer.Client:
@@ -91,7 +89,7 @@ def bulk_orders(context: OrdersBulk, request: Request) -> Response:
             order_id = _create(request, element)
         return _record(request, order_id)
 
-    return run_bulk(request, "orders", handle, batch=_SetBased(_batch(request)))
+    return run_bulk(request, "orders", handle, batch=_batch(request))
 
 
 def _batch(request: Request) -> OrderBatch:
@@ -103,30 +101,3 @@ def _batch(request: Request) -> OrderBatch:
         lambda ids: order_records(request.record_context, ids, options),
         expand_products="products" in options.expand,
     )
-
-
-class _SetBased:
-    """The orders' ``bulk.Batch``: :class:`OrderBatch`, whose :class:`NotSetBased` is the
-    bulk's :class:`Sequential` (the writer does not import the bulk, which needs Pyramid)."""
-
-    def __init__(self, batch: OrderBatch) -> None:
-        self.batch = batch
-
-    @staticmethod
-    def _run(step: Callable[..., T], *args: Any) -> T:
-        try:
-            return step(*args)
-        except NotSetBased:
-            raise Sequential from None
-
-    def prepare(self, elements: Sequence[Any]) -> None:
-        self._run(self.batch.prepare, elements)
-
-    def plan(self, element: dict[str, Any]) -> Any:
-        return self._run(self.batch.plan, element)
-
-    def write(self, plans: Sequence[Any]) -> list[int]:
-        return self._run(self.batch.write, plans)
-
-    def records(self, ids: Sequence[int]) -> list[dict[str, Any]]:
-        return self._run(self.batch.records, ids)

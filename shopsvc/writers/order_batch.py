@@ -3,8 +3,8 @@ checks and the arithmetic of the one-by-one writers (``writers.orders``, ``order
 ``order_totals``, ``order_status``, ``stock``), then all of them written with one statement per
 table, and their records loaded together.
 
-Supported set-based (anything else raises :class:`NotSetBased`; the view turns it into
-``bulk.Sequential`` and the bulk runs one by one, with the same outcome):
+Supported set-based (anything else raises :class:`~shopsvc.errors.Sequential` and the bulk runs
+one by one, with the same outcome):
 
 * **creates**: ``status`` (with the status change's note, stock reduction, sales, dates and
   hooks), ``customer_id`` or a guest (the customer profile copy and the billing email from the
@@ -46,7 +46,7 @@ from shopsvc.domain import orders as rules
 from shopsvc.domain import stock
 from shopsvc.domain.events import status_change_hooks, stock_hook
 from shopsvc.domain.tax import TaxRate
-from shopsvc.errors import ApiError
+from shopsvc.errors import ApiError, Sequential
 from shopsvc.families import ORDERS, Caller, order_id_is_invalid
 from shopsvc.sql import order_batch as sql
 from shopsvc.sql import order_writes as order_writes_sql
@@ -69,10 +69,6 @@ from shopsvc.writers.orders import (
 
 Row = dict[str, Any]
 _ZERO = Decimal(0)
-
-
-class NotSetBased(Exception):
-    """This bulk cannot be written set-based with the outcome of one-by-one writes."""
 
 
 @dataclass
@@ -165,7 +161,7 @@ class OrderBatch:
         """Load what every plan reads: the edited orders and their lines, the customers, the
         products the lines name (by id or SKU) with their families, the tax rates and classes."""
         if self.expand_products:
-            raise NotSetBased
+            raise Sequential
         edit_ids: list[int] = []
         customer_ids: set[int] = set()
         product_ids: set[int] = set()
@@ -181,7 +177,7 @@ class OrderBatch:
                 continue
             if order_id:
                 if order_id in edit_ids:
-                    raise NotSetBased  # two elements on one order
+                    raise Sequential  # two elements on one order
                 edit_ids.append(order_id)
             else:
                 creates = True
@@ -242,19 +238,19 @@ class OrderBatch:
 
     def sku_owner(self, sku: str) -> int | None:
         if sku.lower() not in self._skus:
-            raise NotSetBased
+            raise Sequential
         return self._sku_owners.get(sku.lower())
 
     def product(self, product_id: int) -> Row | None:
         if not 0 < product_id <= MAX_INT:
             return None  # no row has such an id
         if product_id not in self._covered:
-            raise NotSetBased
+            raise Sequential
         return self._products.get(product_id)
 
     def variations(self, parent_id: int) -> list[tuple[int, dict[str, str]]]:
         if parent_id not in self._families:
-            raise NotSetBased
+            raise Sequential
         found = [
             self._products[i]
             for i in self._children.get(parent_id, [])
@@ -293,7 +289,7 @@ class OrderBatch:
     def _commit(self, scratch: _Scratch, order: _Order, edit: bool) -> None:
         changed = self._customers_changed(scratch, order, edit)
         if changed & self._shown:
-            raise NotSetBased  # an earlier element's record shows that customer as it was
+            raise Sequential  # an earlier element's record shows that customer as it was
         if order.row["customer_id"]:
             self._shown.add(order.row["customer_id"])
         if edit:
@@ -378,12 +374,12 @@ class OrderBatch:
         loaded = self._orders.get(order_id)
         if loaded is None:
             if self._created and order_id > self._highest_order:
-                raise NotSetBased  # a one-by-one run may have created it
+                raise Sequential  # a one-by-one run may have created it
             raise order_id_is_invalid()
         ORDERS.require(self.caller, "edit")
         clean = self._clean(element, create=False)
         if order_id in self._edited:
-            raise NotSetBased
+            raise Sequential
         row = dict(loaded)
         order = _Order(row, self._lines.get(order_id, []))
         values: Row = {"updated_at": self.now}
@@ -395,7 +391,7 @@ class OrderBatch:
             values["customer_id"] = clean.customer_id
         self._addresses(s, order, clean)
         if clean.items:
-            raise NotSetBased  # item writes and totals of an existing order
+            raise Sequential  # item writes and totals of an existing order
         check_currency(clean)
         if clean.currency is not None:
             values["currency"] = clean.currency
@@ -454,7 +450,7 @@ class OrderBatch:
         if current is None:
             user = self._users.get(user_id)
             if user is None:
-                raise NotSetBased  # a customer id kept after its user was deleted
+                raise Sequential  # a customer id kept after its user was deleted
             exists = user["billing"] is not None
             current = {
                 "exists": exists,
@@ -535,7 +531,7 @@ class OrderBatch:
         if old == new:
             return
         if new == "refunded":
-            raise NotSetBased  # writes a refund of the remainder
+            raise Sequential  # writes a refund of the remainder
         row["status"] = new
         row["updated_at"] = self.now
         if new == "completed":
@@ -583,14 +579,14 @@ class OrderBatch:
             product_id = line["variation_id"] or line["product_id"]
             product = self._products.get(product_id) if product_id else None
             if product_id and product_id not in self._covered:
-                raise NotSetBased
+                raise Sequential
             if product is not None and not (product["virtual"] and product["downloadable"]):
                 return True
         return False
 
     def _stock_row(self, s: _Scratch, product_id: int) -> Row | None:
         if product_id not in self._covered:
-            raise NotSetBased
+            raise Sequential
         found = s.stock.get(product_id) or self._stock.get(product_id)
         return found if found is not None else self._products.get(product_id)
 
@@ -638,7 +634,7 @@ class OrderBatch:
         if parent is None or parent["type"] != "variable":
             return
         if parent_id not in self._families:
-            raise NotSetBased
+            raise Sequential
         variations = [self._stock_row(s, i) for i in self._children.get(parent_id, [])]
         status = stock.variable_parent_status(
             [
