@@ -73,7 +73,10 @@ def get_rows(conn: Connection, ids: Iterable[int]) -> dict[int, Row]:
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    query = select(products).where(products.c.id.in_(wanted)).with_for_update()
+    # in id order, as every bulk locks them: two bulks on the same products queue, never deadlock
+    query = (
+        select(products).where(products.c.id.in_(wanted)).order_by(products.c.id).with_for_update()
+    )
     return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
 
 
