@@ -85,7 +85,7 @@ def test_a_named_query_is_the_statement_the_service_runs() -> None:
 
 def test_every_named_query_compiles_and_explains(engine: sa.Engine) -> None:
     for query in catalog.QUERIES.values():
-        built = query.build()
+        built = query.build(dialect=engine.dialect.name)
         sql = dba.compiled_sql(built, engine.dialect)
         assert sql.split()[0] in ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH"), query.name
         with engine.connect() as conn:

@@ -30,6 +30,7 @@ from sqlalchemy import (
     delete,
     func,
     select,
+    true,
     union,
     union_all,
     update,
@@ -629,8 +630,7 @@ def _load_related(nodes: dict[int, ProductData], ids: list[int], loaded: Loaded)
         return
     members: dict[int, list[int]] = defaultdict(list)
     for row in loaded["related"]:
-        if row["product_id"] is not None:  # a rank past the term's last member
-            members[row["term_id"]].append(int(row["product_id"]))
+        members[row["term_id"]].append(int(row["product_id"]))
     for product_id in wanted:
         node = nodes[product_id]
         found = {other for t in node.term_ids for other in members.get(t, ())}
@@ -642,42 +642,35 @@ def related_query(
     term_ids: Sequence[int] | Select[Any], hide_out_of_stock: bool, dialect: str = "postgresql"
 ) -> Select[Any]:
     """``(term_id, product_id)``: the ``RELATED_LIMIT + 1`` smallest ids of the published,
-    catalog-visible products of each of these categories and tags (``related_ids``), and
-    (PostgreSQL) ``(term_id, NULL)`` for each rank past a term's last such product (the reader
-    skips them: filtering them here would run each sub-query twice).
+    catalog-visible products of each of these categories and tags (``related_ids``).
 
-    On SQLite (``dialect``), a window over the terms' members (:func:`_related_windowed`):
-    there the ranks below would each read the ``term_ids`` sub-select again (six times, from
-    every term of the taxonomies: 0.3 → 1.8 ms for one product of a 50-product catalogue),
-    while a window reads the members once, and a SQLite catalogue stays small enough for that.
+    PostgreSQL: per term, a ``LATERAL`` sub-query walks the term's members in id order
+    (``ix_product_terms_term``, each checked by its primary key) and stops after
+    ``RELATED_LIMIT + 1`` of them: a few index entries per term, however many products the term
+    has (a window over every member of the terms read each of them: hundreds of milliseconds on
+    a large catalogue), and one sub-plan to plan (one per rank cost 4 ms of planning on every
+    single-product GET).
 
-    The ``k``-th of a term (k = 1 … ``RELATED_LIMIT + 1``) is a correlated sub-query that walks
-    the term's members in id order (``ix_product_terms_term``, each checked by its primary
-    key) and stops there (``LIMIT 1 OFFSET k - 1``; NULL when the term has fewer): a few index
-    entries per term, however many products the term has -- a window over every member of the
-    terms read each of them (hundreds of milliseconds on a large catalogue). One statement, the
-    same on PostgreSQL whatever the catalogue's size."""
+    SQLite (``dialect``), which has no ``LATERAL``: a window over the terms' members
+    (:func:`_related_windowed`); a SQLite catalogue stays small enough for that."""
     conditions = _related_conditions(hide_out_of_stock)
     if dialect == "sqlite":
         return _related_windowed(term_ids, conditions)
     listed = terms.alias("listed")
     member = product_terms.alias("member")
-    members = (
+    firsts = (
         select(member.c.product_id)
         .select_from(member.join(products, products.c.id == member.c.product_id))
         .where(member.c.term_id == listed.c.id, *conditions)
         .order_by(member.c.product_id)
-        .limit(1)
+        .limit(RELATED_LIMIT + 1)
+        .lateral("firsts")
     )
-    ranks = [
-        select(
-            listed.c.id.label("term_id"),
-            members.offset(rank).scalar_subquery().label("product_id"),
-        ).where(listed.c.id.in_(term_ids))
-        for rank in range(RELATED_LIMIT + 1)
-    ]
-    found = union_all(*ranks).subquery("ranked")
-    return select(found.c.term_id, found.c.product_id)
+    return (
+        select(listed.c.id.label("term_id"), firsts.c.product_id)
+        .select_from(listed.join(firsts, true()))
+        .where(listed.c.id.in_(term_ids))
+    )
 
 
 def _related_conditions(hide_out_of_stock: bool) -> list[ColumnElement[bool]]:

@@ -33,7 +33,10 @@ def test_related_members_are_the_first_qualifying_ones_of_each_term(
     """Per term, the ``RELATED_LIMIT + 1`` smallest ids of its published, catalog-visible
     (in-stock when hidden) non-variation members: terms with no, fewer, exactly as many and
     more members than that, the members that do not qualify interleaved. Both forms of the
-    query (ranks, PostgreSQL's; a window, SQLite's) run on both databases."""
+    query (``LATERAL``, PostgreSQL's; a window, SQLite's) are checked (the ``LATERAL`` one only
+    where it runs)."""
+    if form == "postgresql" and engine.dialect.name == "sqlite":
+        pytest.skip("SQLite has no LATERAL")
     rng = random.Random(7)
     limit = products_sql.RELATED_LIMIT + 1
     sizes = [0, 1, limit - 1, limit, limit + 1, 3 * limit]
@@ -71,12 +74,8 @@ def test_related_members_are_the_first_qualifying_ones_of_each_term(
         if _qualifies(row, hide_out_of_stock):
             expected[row.term_id].append(row.id)
     wanted = sorted((t, p) for t, ids in expected.items() for p in sorted(ids)[:limit])
-    ranked = [(row.term_id, row.product_id) for row in found if row.product_id is not None]
+    ranked = [(row.term_id, row.product_id) for row in found]
     assert sorted(ranked) == wanted
-    if form == "postgresql":  # one row per term and rank, NULL past a term's last member
-        assert len(found) == len(term_ids) * limit
-    else:  # the members only
-        assert len(found) == len(wanted)
     # the boundaries were there to be crossed
     assert any(len(ids) > limit for ids in expected.values())
     assert any(0 < len(ids) < limit for ids in expected.values())
