@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT_DIR))
 from bench.common import (  # noqa: E402
     WsgiResponse,
     admin_key,
+    analyze,
     basic_auth,
     load_average,
     scratch_database,
@@ -323,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         engine = make_engine(url)
         migrate(engine)
         seeded = seed(engine)
+        analyze(engine)
         key, secret = admin_key(engine)
         engine.dispose()
         settings = {

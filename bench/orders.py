@@ -56,6 +56,7 @@ sys.path.insert(0, str(ROOT_DIR))
 from bench.common import (  # noqa: E402
     WsgiResponse,
     admin_key,
+    analyze,
     basic_auth,
     load_average,
     scratch_database,
@@ -710,6 +711,7 @@ def main(argv: list[str] | None = None) -> int:
         migrate(engine)
         started = time.perf_counter()
         counts = seed(engine, args.orders, progress if sys.stdout.isatty() else lambda text: None)
+        analyze(engine)
         seeded = time.perf_counter() - started
         key, secret = admin_key(engine)
         engine.dispose()

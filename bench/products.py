@@ -29,7 +29,7 @@ import sqlalchemy as sa
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
-from bench.common import admin_key, basic_auth, load_average, scratch_database  # noqa: E402
+from bench.common import admin_key, analyze, basic_auth, load_average, scratch_database  # noqa: E402
 from bench.floor import compare_pages, print_comparisons  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         migrate(engine)
         started = time.perf_counter()
         seed(engine, args.products)
+        analyze(engine)
         seeded = time.perf_counter() - started
         key, secret = admin_key(engine)
         engine.dispose()

@@ -61,6 +61,7 @@ from bench import orders as orders_bench  # noqa: E402
 from bench import products as products_bench  # noqa: E402
 from bench.common import (  # noqa: E402
     admin_key,
+    analyze,
     basic_auth,
     load_average,
     scratch_database,
@@ -255,6 +256,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         products_bench.seed(engine, args.products)
         counts = orders_bench.seed(engine, args.orders, lambda text: None)
+        analyze(engine)
         seeded = time.perf_counter() - started
         key, secret = admin_key(engine)
         product_id, order_id = pick_ids(engine, args.products)
