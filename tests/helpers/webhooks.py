@@ -11,7 +11,7 @@ from webtest import TestApp
 
 from shopsvc.sql.tables import webhooks
 from tests.helpers.api import ROOT, create
-from tests.helpers.sql import update
+from tests.helpers.sql import insert, update
 
 URL = ROOT + "/webhooks"
 #: A delivery URL nothing listens on (the discard port of this machine).
@@ -48,3 +48,22 @@ def set_times(
     engine: sa.Engine, webhook_id: int, created: dt.datetime, updated: dt.datetime | None = None
 ) -> None:
     update(engine, webhooks, webhook_id, created_at=created, updated_at=updated or created)
+
+
+def subscribe_everywhere(engine: sa.Engine, topics: Any, when: dt.datetime) -> None:
+    """An active webhook (to :data:`NOWHERE`) on each of ``topics``, written straight to the
+    table: every event a write fires lands in the outbox (the differential bulk tests compare
+    outboxes)."""
+    for topic in topics:
+        insert(
+            engine,
+            webhooks,
+            name=topic,
+            status="active",
+            topic=topic,
+            delivery_url=NOWHERE,
+            secret="s",
+            api_version="v3",
+            created_at=when,
+            updated_at=when,
+        )

@@ -39,7 +39,6 @@ from shopsvc.sql.tables import (
     tax_rates,
     users,
     webhook_deliveries,
-    webhooks,
 )
 from tests.catalog_factory import CatalogFactory
 from tests.conftest import _reset
@@ -47,6 +46,7 @@ from tests.databases import user_with_key
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.order_writes import BULK, URL
 from tests.helpers.sql import insert, insert_many, queries, select_all, statements
+from tests.helpers.webhooks import subscribe_everywhere
 
 NOW = dt.datetime(2025, 3, 4, 5, 6, 7)
 ADDRESS = {
@@ -216,19 +216,7 @@ def _seed(engine: sa.Engine, app: TestApp) -> World:
     api.delete(f"{URL}/{gone}", {"force": "true"}, status=202)
     world.orders["gone"] = gone  # an id below the highest that names no order
     world.orders["empty"] = order()
-    for topic in TOPICS:
-        insert(
-            engine,
-            webhooks,
-            name=topic,
-            status="active",
-            topic=topic,
-            delivery_url="http://127.0.0.1:9/hook",
-            secret="s",
-            api_version="v3",
-            created_at=NOW,
-            updated_at=NOW,
-        )
+    subscribe_everywhere(engine, TOPICS, NOW)
     return world
 
 

@@ -38,7 +38,6 @@ from shopsvc.sql.tables import (
     terms,
     variation_attributes,
     webhook_deliveries,
-    webhooks,
 )
 from shopsvc.views import product_writes
 from shopsvc.writers import product_batch
@@ -48,6 +47,7 @@ from tests.databases import user_with_key
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.products import URL
 from tests.helpers.sql import insert, queries, statements
+from tests.helpers.webhooks import subscribe_everywhere
 
 BULK = URL + "/bulk"
 FROZEN = dt.datetime(2025, 3, 4, 5, 6, 7)
@@ -135,19 +135,7 @@ def seed(engine: sa.Engine) -> World:
     factory.product("Widget 4", slug="widget-4")
     for odd in ("Widget-3", "widget-3x", "widget_3", "widget.3", "gamma-%", "gamma_2"):
         last = factory.product("Odd slug", slug=odd)
-    for topic in TOPICS:
-        insert(
-            engine,
-            webhooks,
-            name=topic,
-            status="active",
-            topic=topic,
-            delivery_url="http://127.0.0.1:9/hook",
-            secret="s",
-            api_version="v3",
-            created_at=FROZEN,
-            updated_at=FROZEN,
-        )
+    subscribe_everywhere(engine, TOPICS, FROZEN)
     return World(
         shoes,
         hats,
