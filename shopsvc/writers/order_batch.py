@@ -53,7 +53,7 @@ from shopsvc.sql import order_writes as order_writes_sql
 from shopsvc.sql.orders import PAID_STATUSES as PAID
 from shopsvc.validation import orders as validation
 from shopsvc.validation.orders import ARRAYS, OrderInput
-from shopsvc.validation.types import MAX_INT, MIN_INT, int_field
+from shopsvc.validation.types import MAX_INT, int_field
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_items import new_coupon, new_fee, new_line, new_shipping
 from shopsvc.writers.order_status import PAYABLE, REDUCING, RESTORING
@@ -66,6 +66,7 @@ from shopsvc.writers.orders import (
     invalid_status,
     payment_details_required,
 )
+from shopsvc.writers.stock import stock_moved, stock_source
 
 Row = dict[str, Any]
 _ZERO = Decimal(0)
@@ -606,23 +607,11 @@ class OrderBatch:
         settings = self.ctx.settings
         if not settings.manage_stock:
             return
-        row = self._stock_row(s, product_id)
-        if row is not None and not row["manage_stock"] and row["type"] == "variation":
-            row = self._stock_row(s, row["parent_id"]) if row["parent_id"] else None
-        if row is None or not row["manage_stock"] or row["type"] in ("grouped", "external"):
+        row = stock_source(product_id, lambda i: self._stock_row(s, i))
+        if row is None:
             return
-        old = row["stock_quantity"] or 0
-        new = max(MIN_INT, min(MAX_INT, old + delta))
-        state = stock.resolve_stock(
-            row["type"],
-            manage_stock=True,
-            quantity=new,
-            backorders=row["backorders"] or "no",
-            threshold=settings.out_of_stock_threshold,
-            requested_status=row["stock_status"],
-            child_statuses=None,
-        )
-        row = self._set_stock(s, row, stock_quantity=new, stock_status=state.status)
+        old, new, status = stock_moved(row, delta, settings.out_of_stock_threshold)
+        row = self._set_stock(s, row, stock_quantity=new, stock_status=status)
         if new != old:
             s.events.append(("product", row["id"], None, [stock_hook(row["type"] == "variation")]))
         self._sync_variable_parent(s, row["parent_id"] if row["type"] == "variation" else row["id"])

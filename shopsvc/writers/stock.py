@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from shopsvc.domain import stock
@@ -121,6 +122,37 @@ def sync_variable_parent(ctx: WriteContext, parent_id: int | None) -> None:
         products_sql.update_stock_status(ctx.conn, parent_id, status)
 
 
+def stock_source(
+    product_id: int, stock_row: Callable[[int], dict[str, Any] | None]
+) -> dict[str, Any] | None:
+    """The stock row (``stock_row`` reads one) that a sale of ``product_id`` moves: its own when
+    it manages its stock, else (a variation) its parent's when that manages it; None when no
+    stock is managed there (grouped and external products never hold stock)."""
+    row = stock_row(product_id)
+    if row is not None and not row["manage_stock"] and row["type"] == "variation":
+        row = stock_row(row["parent_id"]) if row["parent_id"] else None
+    if row is None or not row["manage_stock"] or row["type"] in ("grouped", "external"):
+        return None
+    return row
+
+
+def stock_moved(row: dict[str, Any], delta: int, threshold: int) -> tuple[int, int, str]:
+    """``(old quantity, new quantity, new stock status)`` of the stock row ``row`` moved by
+    ``delta`` (clamped to the column's range)."""
+    old = row["stock_quantity"] or 0
+    new = max(MIN_INT, min(MAX_INT, old + delta))
+    state = stock.resolve_stock(
+        row["type"],
+        manage_stock=True,
+        quantity=new,
+        backorders=row["backorders"] or "no",
+        threshold=threshold,
+        requested_status=row["stock_status"],
+        child_statuses=None,
+    )
+    return old, new, state.status
+
+
 def move_stock(ctx: WriteContext, product_id: int, delta: int) -> tuple[int, int, int] | None:
     """Add ``delta`` to the stock that ``product_id`` sells from — its own when it manages its
     stock, else (a variation) its managing parent's — and store the status that follows
@@ -129,24 +161,11 @@ def move_stock(ctx: WriteContext, product_id: int, delta: int) -> tuple[int, int
     an unmanaged product, a product that no longer exists)."""
     if not ctx.settings.manage_stock:
         return None
-    row = products_sql.get_stock_row(ctx.conn, product_id, lock=True)
-    if row is not None and not row["manage_stock"] and row["type"] == "variation":
-        parent_id = row["parent_id"]
-        row = products_sql.get_stock_row(ctx.conn, parent_id, lock=True) if parent_id else None
-    if row is None or not row["manage_stock"] or row["type"] in ("grouped", "external"):
+    row = stock_source(product_id, lambda i: products_sql.get_stock_row(ctx.conn, i, lock=True))
+    if row is None:
         return None
-    old = row["stock_quantity"] or 0
-    new = max(MIN_INT, min(MAX_INT, old + delta))
-    state = stock.resolve_stock(
-        row["type"],
-        manage_stock=True,
-        quantity=new,
-        backorders=row["backorders"] or "no",
-        threshold=ctx.settings.out_of_stock_threshold,
-        requested_status=row["stock_status"],
-        child_statuses=None,
-    )
-    products_sql.update_stock(ctx.conn, row["id"], new, state.status)
+    old, new, status = stock_moved(row, delta, ctx.settings.out_of_stock_threshold)
+    products_sql.update_stock(ctx.conn, row["id"], new, status)
     if new != old:
         ctx.events.record("product", row["id"], None, [stock_hook(row["type"] == "variation")])
     # A variable parent's status follows its variations (which may sell from its stock).
