@@ -37,6 +37,7 @@ from sqlalchemy import (
 )
 
 from shopsvc.sql.common import check_amounts, money_columns
+from shopsvc.sql.order_writes import LINE_PRODUCT_COLUMNS
 from shopsvc.sql.tables import (
     Money,
     customer_profiles,
@@ -77,21 +78,8 @@ EDITABLE = tuple(
 
 #: What a line, its stock move and its tax source need of a product or variation.
 PRODUCT_COLUMNS = (
-    products.c.id,
-    products.c.parent_id,
-    products.c.type,
-    products.c.status,
-    products.c.title,
-    products.c.sku,
+    *LINE_PRODUCT_COLUMNS,
     products.c.menu_order,
-    products.c.regular_price,
-    products.c.sale_price,
-    products.c.sale_from,
-    products.c.sale_to,
-    products.c.tax_status,
-    products.c.tax_class,
-    products.c.virtual,
-    products.c.downloadable,
     products.c.manage_stock,
     products.c.stock_quantity,
     products.c.backorders,

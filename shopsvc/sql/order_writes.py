@@ -82,7 +82,8 @@ def insert_item_meta(conn: Connection, item_id: int, entries: Iterable[tuple[str
 # --- products
 
 
-_PRODUCT_COLUMNS = (
+#: What a line item needs of a product or variation.
+LINE_PRODUCT_COLUMNS = (
     products.c.id,
     products.c.parent_id,
     products.c.type,
@@ -102,7 +103,7 @@ _PRODUCT_COLUMNS = (
 
 def get_product(conn: Connection, product_id: int) -> Row | None:
     """What a line item needs of a product or variation, or None."""
-    query = select(*_PRODUCT_COLUMNS).where(products.c.id == product_id)
+    query = select(*LINE_PRODUCT_COLUMNS).where(products.c.id == product_id)
     row = conn.execute(query).mappings().first()
     return dict(row) if row else None
 
@@ -111,7 +112,7 @@ def get_products(conn: Connection, product_ids: Iterable[int]) -> dict[int, Row]
     ids = sorted(set(product_ids))
     if not ids:
         return {}
-    query = select(*_PRODUCT_COLUMNS).where(products.c.id.in_(ids))
+    query = select(*LINE_PRODUCT_COLUMNS).where(products.c.id.in_(ids))
     return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
 
 
