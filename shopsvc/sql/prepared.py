@@ -17,7 +17,7 @@ not in a transaction (the first statement of an autobegin) run through ``conn.ex
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -145,10 +145,6 @@ class Prepared:
             return [dict(row._mapping) for row in rows]
         keys = plan.keys
         return [dict(zip(keys, row, strict=True)) for row in rows]
-
-    def keys(self, conn: Connection) -> Sequence[str]:
-        plan = self._plan(conn.dialect)
-        return plan.keys if plan is not None else ()
 
 
 def _run(conn: Connection, sql: str, parameters: Any) -> tuple[list[Any], Any]:
