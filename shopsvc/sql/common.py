@@ -1,5 +1,5 @@
-"""What several query modules share: a write that a unique index may refuse, and the slugs a new
-slug must avoid.
+"""What several query modules share: a write that a unique index may refuse, the slugs a new
+slug must avoid, and a column SQLite's planner must not pick an index for.
 
 The rule that picks a free slug (``base``, ``base-2``, …) is pure and lives in
 ``shopsvc.domain.catalog.unique_slug``; this module only reads the slugs it must avoid.
@@ -14,6 +14,8 @@ from typing import Any, Literal, TypeVar
 
 from sqlalchemy import Column, ColumnElement, Connection, Table, or_, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from shopsvc.errors import invalid_param
 from shopsvc.sql.tables import Money
@@ -86,3 +88,36 @@ def slugs_like(
     if exclude is not None:
         query = query.where(table.c.id != exclude)
     return {found for (found,) in conn.execute(query)}
+
+
+class _Unindexed(ColumnElement[Any]):
+    inherit_cache = True
+
+    def __init__(self, column: ColumnElement[Any]) -> None:
+        self.column = column
+        self.type = column.type
+
+    @property
+    def _from_objects(self) -> list[Any]:  # type: ignore[override]
+        return self.column._from_objects
+
+    _traverse_internals = [("column", InternalTraversal.dp_clauseelement)]
+
+
+@compiles(_Unindexed)
+def _unindexed_default(element: _Unindexed, compiler: Any, **kw: Any) -> str:
+    return compiler.process(element.column, **kw)
+
+
+@compiles(_Unindexed, "sqlite")
+def _unindexed_sqlite(element: _Unindexed, compiler: Any, **kw: Any) -> str:
+    return f"+{compiler.process(element.column, **kw)}"
+
+
+def unindexed(column: ColumnElement[Any]) -> ColumnElement[Any]:
+    """``column``, which SQLite's query planner must not drive the query by: rendered ``+column``
+    there (the unary plus is SQLite's documented way to disqualify a term from index use), as is
+    elsewhere. For a condition on a column of few distinct values (``type``) next to a selective
+    one (``parent_id IN (…)``): without statistics SQLite guesses the few-values index is the
+    narrower and walks, say, every variable product of the catalogue."""
+    return _Unindexed(column)

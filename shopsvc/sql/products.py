@@ -26,9 +26,11 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Executable,
+    Integer,
     Select,
     delete,
     func,
+    literal,
     select,
     true,
     union,
@@ -38,6 +40,7 @@ from sqlalchemy import (
 
 from shopsvc.sql import paging
 from shopsvc.sql.bundle import Bundle, Ids, ids_in
+from shopsvc.sql.common import unindexed
 from shopsvc.sql.paging import Listable, ListFilters, escape_like
 from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import (
@@ -228,7 +231,9 @@ def _family_rows() -> Select[Any]:
     # where two such conditions joined by OR had PostgreSQL read every product.
     heads = union(select(asked.c.id).where(ids_in(asked.c.id, "ids")), parents)
     kids = products.alias("kid")
-    grouping = select(kids.c.id).where(kids.c.parent_id.in_(heads), kids.c.type.in_(PARENT_TYPES))
+    grouping = select(kids.c.id).where(
+        kids.c.parent_id.in_(heads), unindexed(kids.c.type).in_(PARENT_TYPES)
+    )
     return union_all(
         select(products).where(ids_in(products.c.id, "ids")),
         select(products).where(products.c.id.in_(parents)),
@@ -651,11 +656,11 @@ def related_query(
     a large catalogue), and one sub-plan to plan (one per rank cost 4 ms of planning on every
     single-product GET).
 
-    SQLite (``dialect``), which has no ``LATERAL``: a window over the terms' members
-    (:func:`_related_windowed`); a SQLite catalogue stays small enough for that."""
+    SQLite (``dialect``), which has no ``LATERAL``: the same walk as a recursive query
+    (:func:`_related_walked`)."""
     conditions = _related_conditions(hide_out_of_stock)
     if dialect == "sqlite":
-        return _related_windowed(term_ids, conditions)
+        return _related_walked(term_ids, conditions)
     listed = terms.alias("listed")
     member = product_terms.alias("member")
     firsts = (
@@ -685,23 +690,45 @@ def _related_conditions(hide_out_of_stock: bool) -> list[ColumnElement[bool]]:
     return conditions
 
 
-def _related_windowed(
+def _related_walked(
     term_ids: Sequence[int] | Select[Any], conditions: list[ColumnElement[bool]]
 ) -> Select[Any]:
-    """:func:`related_query` as one window over the members of the terms (SQLite)."""
-    ranked = (
-        select(
-            product_terms.c.term_id,
-            product_terms.c.product_id,
-            func.row_number()
-            .over(partition_by=product_terms.c.term_id, order_by=product_terms.c.product_id)
-            .label("rank"),
+    """:func:`related_query` for SQLite, which has no ``LATERAL``: a recursive walk that takes,
+    per term, the next member after the previous one (``ix_product_terms_term`` from that id
+    on, each checked by its primary key, one row), ``RELATED_LIMIT + 1`` times -- a few index
+    entries per term, however many products the term has (a window over every member of the
+    terms read them all: most of a product GET's SQL on a catalogue of a thousand)."""
+    listed = terms.alias("listed")
+    member = product_terms.alias("member")
+
+    def next_member(term_id: ColumnElement[int], after: ColumnElement[int] | None) -> Any:
+        where = [member.c.term_id == term_id, *conditions]
+        if after is not None:
+            where.append(member.c.product_id > after)
+        return (
+            select(member.c.product_id)
+            .select_from(member.join(products, products.c.id == member.c.product_id))
+            .where(*where)
+            .order_by(member.c.product_id)
+            .limit(1)
+            .scalar_subquery()
         )
-        .select_from(product_terms.join(products, products.c.id == product_terms.c.product_id))
-        .where(product_terms.c.term_id.in_(term_ids), *conditions)
-        .subquery()
+
+    first = select(
+        listed.c.id.label("term_id"),
+        next_member(listed.c.id, None).label("product_id"),
+        literal(1, Integer).label("n"),
+    ).where(listed.c.id.in_(term_ids))
+    walk = first.cte("walk", recursive=True)
+    step = walk.alias("step")
+    walk = walk.union_all(
+        select(
+            step.c.term_id,
+            next_member(step.c.term_id, step.c.product_id),
+            step.c.n + 1,
+        ).where(step.c.n <= RELATED_LIMIT, step.c.product_id.is_not(None))
     )
-    return select(ranked.c.term_id, ranked.c.product_id).where(ranked.c.rank <= RELATED_LIMIT + 1)
+    return select(walk.c.term_id, walk.c.product_id).where(walk.c.product_id.is_not(None))
 
 
 # --- listing

@@ -33,8 +33,8 @@ def test_related_members_are_the_first_qualifying_ones_of_each_term(
     """Per term, the ``RELATED_LIMIT + 1`` smallest ids of its published, catalog-visible
     (in-stock when hidden) non-variation members: terms with no, fewer, exactly as many and
     more members than that, the members that do not qualify interleaved. Both forms of the
-    query (``LATERAL``, PostgreSQL's; a window, SQLite's) are checked (the ``LATERAL`` one only
-    where it runs)."""
+    query (``LATERAL``, PostgreSQL's; a recursive walk, SQLite's) are checked (the ``LATERAL``
+    one only where it runs)."""
     if form == "postgresql" and engine.dialect.name == "sqlite":
         pytest.skip("SQLite has no LATERAL")
     rng = random.Random(7)
@@ -129,3 +129,29 @@ def test_the_search_index_serves_filter_q(engine: sa.Engine, factory: CatalogFac
         plan = "\n".join(str(row[0]) for row in conn.execute(Explain(query)))
         transaction.rollback()
     assert "Bitmap Index Scan on ix_products_search" in plan, plan
+
+
+def _sqlite_plan(engine: sa.Engine, statement: sa.Executable) -> str:
+    with engine.connect() as conn:
+        return "\n".join(str(row[-1]) for row in conn.execute(Explain(statement)))
+
+
+def test_sqlite_walks_a_terms_members_from_the_last_one_found(engine: sa.Engine) -> None:
+    """SQLite: the related ids' walk takes each next member by a range of
+    ``ix_product_terms_term`` (``product_id > ?``), never a scan of a term's members."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's form of the query")
+    plan = _sqlite_plan(engine, products_sql.related_query([1, 2], False, "sqlite"))
+    assert "ix_product_terms_term (term_id=? AND product_id>?)" in plan, plan
+    assert "SCAN product_terms" not in plan, plan
+
+
+def test_sqlite_finds_a_familys_rows_by_parent_not_by_type(engine: sa.Engine) -> None:
+    """SQLite: the family rows find the children of the requested products and their parents
+    through ``ix_products_parent``; without statistics SQLite had taken ``ix_products_listing``
+    on ``type`` for the variable or grouped children and walked every such product."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's plan")
+    plan = _sqlite_plan(engine, products_sql.family_query([1, 2]))
+    assert "ix_products_listing" not in plan, plan
+    assert "USING INDEX ix_products_parent (parent_id=?)" in plan, plan
