@@ -3,8 +3,8 @@ plans read, loaded once for every element, and its writes, one statement per tab
 
 Reads (each one statement, whatever the number of elements): the targeted orders (locked, as a
 single edit locks its order), their line items, the users and profiles of the customers named,
-the products named by id or SKU, their families (parents, sibling variations) and the
-variations' attribute values. Writes: multi-row inserts of orders, items, item meta, notes and
+the products named by id or SKU with their families (parents, sibling variations), locked in
+one statement, and the variations' attribute values. Writes: multi-row inserts of orders, items, item meta, notes and
 new customer profiles; ``executemany`` updates of the edited orders, the profiles, the stock and
 the sales of the products.
 
@@ -138,12 +138,18 @@ def users_with_profiles(conn: Connection, user_ids: Sequence[int]) -> list[Row]:
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
-def products_named(
+def products_with_families(
     conn: Connection, product_ids: Sequence[int], lowered_skus: Sequence[str]
 ) -> list[Row]:
     """The products and variations of ``product_ids`` and those whose SKU, lowered by the
     database, is one of ``lowered_skus`` (any status: the caller applies each lookup's rule),
-    each with ``sku_lower``; locked, since the bulk may move their stock."""
+    with their families -- their parents, their children and their parents' other children --
+    each with ``sku_lower``; locked, since the bulk may move their stock.
+
+    One statement, which locks every row in id order: two bulks over the same products then
+    take their locks in one order and one waits for the other. (Locking the named products and
+    then their families, in two statements, let two bulks each hold a row the other wanted
+    next: a deadlock.)"""
     terms = []
     if product_ids:
         terms.append(products.c.id.in_(sorted(set(product_ids))))
@@ -151,28 +157,15 @@ def products_named(
         terms.append(func.lower(products.c.sku).in_(sorted(set(lowered_skus))))
     if not terms:
         return []
-    query = (
-        select(*PRODUCT_COLUMNS, func.lower(products.c.sku).label("sku_lower"))
-        .where(or_(*terms))
-        .order_by(products.c.id)
-        .with_for_update()
-    )
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def product_families(conn: Connection, product_ids: Sequence[int]) -> list[Row]:
-    """The parents, the children and the parents' other children of these products (locked,
-    like them)."""
-    if not product_ids:
-        return []
-    ids = sorted(set(product_ids))
-    parents = select(products.c.parent_id).where(products.c.id.in_(ids))
+    named = select(products.c.id).where(or_(*terms))
+    parents = select(products.c.parent_id).where(products.c.id.in_(named))
     query = (
         select(*PRODUCT_COLUMNS, func.lower(products.c.sku).label("sku_lower"))
         .where(
             or_(
+                products.c.id.in_(named),
                 products.c.id.in_(parents),
-                products.c.parent_id.in_(ids),
+                products.c.parent_id.in_(named),
                 products.c.parent_id.in_(parents),
             )
         )

@@ -215,12 +215,12 @@ class OrderBatch:
 
     def _load_products(self, product_ids: list[int], skus: list[str]) -> None:
         conn = self.ctx.conn
-        named = sql.products_named(conn, product_ids, skus)
-        found = {row["id"]: row for row in named}
-        self._covered = set(product_ids) | {row["parent_id"] for row in named if row["parent_id"]}
-        self._families = set(found) | self._covered
-        for row in sql.product_families(conn, sorted(found)):
-            found.setdefault(row["id"], row)
+        loaded = sql.products_with_families(conn, product_ids, skus)
+        asked, lowered = set(product_ids), set(skus)
+        named = [row for row in loaded if row["id"] in asked or row["sku_lower"] in lowered]
+        found = {row["id"]: row for row in loaded}
+        self._covered = asked | {row["parent_id"] for row in named if row["parent_id"]}
+        self._families = {row["id"] for row in named} | self._covered
         for row in sorted(found.values(), key=lambda r: r["id"]):
             if row["sku_lower"] is not None and row["status"] != "trash":
                 self._sku_owners.setdefault(row["sku_lower"], row["id"])

@@ -746,3 +746,26 @@ def test_edits_cost_a_constant_number_of_statements(counted: Callable[..., int])
     ten, hundred = counted(edits(10)), counted(edits(100))
     assert ten == hundred
     assert hundred <= 20
+
+
+def test_a_bulk_locks_its_products_and_their_families_in_one_statement(
+    engine: sa.Engine, app: TestApp, fixed: Callable[[], None]
+) -> None:
+    """The products the lines name and their families are locked by one statement, in id order
+    (PostgreSQL: ``FOR UPDATE``): two bulks over the same products take their locks in one
+    order, where locking the named products and then their families let each hold a row the
+    other wanted next."""
+    _reset(engine)
+    fixed()
+    world = _seed(engine, app)
+    with statements(app, "AS sku_lower") as seen:
+        response = world.api.post_json(
+            BULK, {"orders": [_create(world, "pending")] * 3}, status=200
+        )
+    assert all("error" not in found for found in response.json["orders"])
+    product_reads = [sql for sql in seen if sql.startswith("SELECT")]
+    assert len(product_reads) == 1, product_reads
+    (read,) = product_reads
+    assert read.endswith(
+        "ORDER BY products.id" + (" FOR UPDATE" if engine.dialect.name == "postgresql" else "")
+    ), read
