@@ -58,7 +58,11 @@ def test_the_catalog_covers_the_queries_a_dba_asks_about() -> None:
         "products.orders",
         "orders.page",
         "orders.count",
+        "orders.count.scan",
         "orders.count_by_status",
+        "orders.count_by_status.scan",
+        "products.orders.count",
+        "products.orders.count.scan",
         "orders.load.items",
         "orders.load.item_meta",
         "taxes.page",
@@ -81,6 +85,26 @@ def test_a_named_query_is_the_statement_the_service_runs() -> None:
     expected = products.page_query(page, products.ProductFilters(categories=("shirts",)))
     dialect = sa.create_engine("sqlite://").dialect
     assert dba.compiled_sql(built, dialect) == dba.compiled_sql(catalog.Built(expected), dialect)
+
+
+def test_the_order_counts_show_what_the_service_runs() -> None:
+    """``orders.count`` reads ``order_counts`` when filtered by status and ``created_at`` alone
+    (and counts the orders for any other filter), ``.scan`` always counts the orders; a
+    product's count looks the trashed orders up unless another filter is given."""
+    dialect = sa.create_engine("sqlite://").dialect
+
+    def sql(name: str, **values: str) -> str:
+        return dba.compiled_sql(catalog.get(name).build(values), dialect)
+
+    dated = {"status": "completed", "created_at_min": "2025-01-01T10:00:00Z"}
+    for name in ("orders.count", "orders.count_by_status"):
+        assert "order_counts" in sql(name) and "order_counts" in sql(name, **dated)
+        assert "order_counts" not in sql(name, customer_id="3")
+        assert "order_counts" not in sql(name, q="ann")
+        assert "order_counts" not in sql(f"{name}.scan")
+    assert "'trash'" in sql("products.orders.count", id="5")
+    assert "'trash'" not in sql("products.orders.count", id="5", status="completed")
+    assert "'trash'" not in sql("products.orders.count.scan", id="5")
 
 
 def test_every_named_query_compiles_and_explains(engine: sa.Engine) -> None:

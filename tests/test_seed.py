@@ -20,6 +20,7 @@ from shopsvc.sql.tables import order_items, orders, products, users, utc_now
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_totals import recalculate
 from tests.helpers.api import ROOT
+from tests.helpers.orders import kept_and_counted
 
 PRODUCTS, CUSTOMERS, ORDERS = 12, 6, 60
 #: The order's total columns a recalculation stores.
@@ -298,6 +299,8 @@ def test_seeding_twice_appends_without_collisions(
         new = list(conn.execute(sa.select(orders.c.id).where(orders.c.id > before)).scalars())
         customers = set(conn.execute(sa.select(users.c.id)).scalars())
     assert len(new) == 10
+    kept, counted = kept_and_counted(engine)  # the triggers counted every order (0007)
+    assert kept == counted and sum(counted.values()) == 2 * ORDERS + 10
     for order_id in new:
         order = api.get(f"{ROOT}/orders/{order_id}").json["order"]
         assert all(line["sku"] for line in order["line_items"])  # products that exist
@@ -368,6 +371,8 @@ def test_several_processes_on_postgresql(
     )
     with engine.connect() as conn:
         ids = list(conn.execute(sa.select(orders.c.id, orders.c.created_at).order_by(orders.c.id)))
+    kept, counted = kept_and_counted(engine)  # several processes' batches counted (0007)
+    assert kept == counted and sum(counted.values()) == 80
     # order ids are handed out batch after batch: they grow with created_at
     assert [created for _, created in ids] == sorted(created for _, created in ids)
     count, differences = _recalculated(engine, shop)

@@ -367,10 +367,19 @@ def _products_orders(args: Args) -> Executable:
     return orders.page_query(page, _order_filters(args, args.integer("id", 1)))
 
 
-@named("products.orders.count", "GET /products/<id>/orders: its total")
+@named(
+    "products.orders.count",
+    "GET /products/<id>/orders: its total (no other filter: the trashed orders by their index)",
+)
 def _products_orders_count(args: Args) -> Executable:
     page = replace(args.page(orders.LISTABLE), ids_in=None)
     return orders.count_query(page, _order_filters(args, args.integer("id", 1)))
+
+
+@named("products.orders.count.scan", "products.orders.count reading each order's row (any filter)")
+def _products_orders_count_scan(args: Args) -> Executable:
+    page = replace(args.page(orders.LISTABLE), ids_in=None)
+    return orders.count_query(page, _order_filters(args, args.integer("id", 1)), scan=True)
 
 
 # --- orders
@@ -386,14 +395,31 @@ def _orders_page(args: Args) -> Executable:
     return orders.page_query(args.page(orders.LISTABLE), _order_filters(args))
 
 
-@named("orders.count", "GET /orders/count and the order list's total")
+@named(
+    "orders.count",
+    "GET /orders/count and the order list's total (status, created_at only: order_counts)",
+)
 def _orders_count(args: Args) -> Executable:
     return orders.count_query(args.page(orders.LISTABLE), _order_filters(args))
 
 
-@named("orders.count_by_status", "GET /orders/count?status=any: one count per status")
+@named("orders.count.scan", "orders.count reading the matching orders (any other filter)")
+def _orders_count_scan(args: Args) -> Executable:
+    return orders.count_query(args.page(orders.LISTABLE), _order_filters(args), scan=True)
+
+
+@named(
+    "orders.count_by_status",
+    "GET /orders/count?status=any: a count per status (created_at only: order_counts)",
+)
 def _orders_count_by_status(args: Args) -> Executable:
     return orders.count_by_status_query(args.page(orders.LISTABLE), _order_filters(args))
+
+
+@named("orders.count_by_status.scan", "orders.count_by_status reading the orders (any filter)")
+def _orders_count_by_status_scan(args: Args) -> Executable:
+    page = args.page(orders.LISTABLE)
+    return orders.count_by_status_query(page, _order_filters(args), scan=True)
 
 
 @named("orders.load.rows", "order records: the order rows by id")

@@ -12,6 +12,12 @@ status matches nothing), ``filter[customer_id]`` an exact customer, ``filter[q]`
 customer note, the billing and shipping names and companies and the billing email
 (case-insensitive); the common filters and the ordering come from ``sql/paging.py``.
 
+Counts (the list's total, ``/orders/count``): filtered by status and ``created_at`` alone, they
+add up ``order_counts`` (``sql/order_counts.py``: the counters of migration 0007, kept by
+triggers); a product's orders in every status but trash subtract the trashed ones of
+``ix_orders_trashed``; any other filter counts the matching orders. ``FAST_COUNTS`` off makes
+every count read the orders (the differential tests).
+
 Customer statistics (reference orders.md §1.7, the customers resource of 3.x): ``orders_count``
 counts the customer's orders in any status but ``trash``; ``total_spent`` sums the totals of
 those ``completed`` or ``processing`` (the original's "paid" statuses); ``last_order_id`` is the
@@ -49,12 +55,13 @@ from sqlalchemy import (
     update,
 )
 
-from shopsvc.sql import paging
+from shopsvc.sql import order_counts, paging
 from shopsvc.sql.bundle import Bundle, Ids, ids_in
 from shopsvc.sql.paging import Listable, ListFilters, common_filters
 from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import (
     LINE_ITEM,
+    TRASHED_ORDER,
     attributes,
     customer_profiles,
     order_item_meta,
@@ -84,6 +91,11 @@ LISTED_STATUSES = (
 TRASH = "trash"
 #: The statuses whose totals count in a customer's ``total_spent``.
 PAID_STATUSES = ("completed", "processing")
+
+#: Counts read ``order_counts`` (and a product's orders ``ix_orders_trashed``) where those
+#: answer; False: every count reads the matching orders, as before migration 0007 (what the
+#: differential tests compare the counts with).
+FAST_COUNTS = True
 
 SEARCHED = (
     orders.c.customer_note,
@@ -177,10 +189,52 @@ def page_query(params: ListFilters, filters: OrderFilters) -> Select[Any]:
     return paging.page_query(select(orders.c.id), LISTABLE, params, _filter_terms(filters))
 
 
-def count_query(params: ListFilters, filters: OrderFilters) -> Select[Any]:
-    """The number of orders matching the filters (the list's total, ``/orders/count``)."""
+def counters_answer(params: ListFilters, filters: OrderFilters) -> bool:
+    """True when ``order_counts`` answers the count: its only filters are the status set
+    (``filters.statuses``) and a ``created_at`` range -- no customer, product, ``q``, ``in``,
+    ``not_in``, ``updated_at_*``."""
+    return (
+        FAST_COUNTS
+        and filters.product_id is None
+        and not filters.customer_id
+        and order_counts.only_created_range(params)
+    )
+
+
+def count_query(params: ListFilters, filters: OrderFilters, *, scan: bool = False) -> Select[Any]:
+    """The number of orders matching the filters (the list's total, ``/orders/count``): from
+    ``order_counts`` when it answers (:func:`counters_answer`); the orders of a product with no
+    other filter by :func:`product_count_query`; else (or ``scan``) by reading the matching
+    orders."""
+    if not scan and counters_answer(params, filters):
+        return order_counts.total_query(params, filters.statuses)
+    product = None if scan or not FAST_COUNTS else _every_order_of(params, filters)
+    if product is not None:
+        return product_count_query(product)
     terms = _filter_terms(filters, counting=True)
     return paging.total_query(select(orders.c.id), LISTABLE, params, terms)
+
+
+def _every_order_of(params: ListFilters, filters: OrderFilters) -> int | None:
+    """The product whose orders (every status but trash, no other filter) are counted, if
+    that is the count asked for."""
+    if filters.product_id is None or filters.statuses is not None or filters.customer_id:
+        return None
+    dated = params.created_min is not None or params.created_max is not None
+    if dated or not order_counts.only_created_range(params):
+        return None
+    return filters.product_id
+
+
+def product_count_query(product_id: int) -> Select[Any]:
+    """The number of orders but the trashed ones with a line of the product or variation
+    ``product_id`` (``/products/<id>/orders``' total): the distinct order ids of its line items
+    (:func:`_with_product`, two index-only scans) less those in ``ix_orders_trashed`` -- an
+    anti-join with the small index of the trashed orders instead of a look at each order's
+    row (every line's order exists: ``order_items.order_id`` is a foreign key)."""
+    lines = _with_product(product_id).subquery("lines")
+    trashed = select(orders.c.id).where(orders.c.id == lines.c.order_id, TRASHED_ORDER)
+    return select(func.count()).select_from(lines).where(~trashed.exists())
 
 
 def page_order_ids(
@@ -197,11 +251,16 @@ def count_orders(conn: Connection, params: ListFilters, filters: OrderFilters) -
     return int(conn.execute(count_query(params, filters)).scalar_one())
 
 
-def count_by_status_query(params: ListFilters, filters: OrderFilters) -> CompoundSelect:
+def count_by_status_query(
+    params: ListFilters, filters: OrderFilters, *, scan: bool = False
+) -> Select[Any] | CompoundSelect:
     """``(status, n)`` of the orders matching the filters but ``filters.statuses``, per listed
-    status (``/orders/count?status=any``): one ``count(*)`` per status, joined by ``UNION ALL``
-    -- each a range of ``ix_orders_status`` (index-only), which PostgreSQL counts faster than it
-    groups the whole index by status (and may count in parallel)."""
+    status (``/orders/count?status=any``): from ``order_counts`` when it answers
+    (:func:`counters_answer`), else (or ``scan``) one ``count(*)`` per status, joined by
+    ``UNION ALL`` -- each a range of ``ix_orders_status`` (index-only), which PostgreSQL counts
+    faster than it groups the whole index by status (and may count in parallel)."""
+    if not scan and counters_answer(params, filters):
+        return order_counts.by_status_query(params, LISTED_STATUSES)
     common = common_filters(LISTABLE, params)
     return union_all(
         *(

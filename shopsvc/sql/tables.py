@@ -10,6 +10,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Date,
     DateTime,
     Dialect,
     ForeignKey,
@@ -569,6 +570,26 @@ orders = Table(
     # the narrowest index of every order: counting them by status reads only it
     Index("ix_orders_status", "status"),
     sqlite_autoincrement=True,
+)
+#: The trashed orders; spelled as here in the queries (a literal, so that both databases use
+#: the partial index).
+TRASHED_ORDER = orders.c.status == literal_column("'trash'")
+_TRASHED = text("status = 'trash'")
+# The trashed orders' ids (0007): a product's orders are counted by subtracting the trashed
+# ones, looked up in this small index instead of each order's row.
+Index("ix_orders_trashed", orders.c.id, postgresql_where=_TRASHED, sqlite_where=_TRASHED)
+
+# The number of orders per status and UTC calendar day of ``created_at`` (0007), kept by
+# triggers on ``orders`` in the transaction of every write (docs/sql.md "Order counts"): the
+# order counts that filter by status and ``created_at`` alone add up days instead of reading
+# every order. ``day`` is ``CAST(created_at AS date)`` on PostgreSQL, the first 10 characters of
+# the stored text on SQLite (``YYYY-MM-DD``); a row that falls to 0 stays.
+order_counts = Table(
+    "order_counts",
+    metadata,
+    Column("status", String(20), primary_key=True),
+    Column("day", Date(), primary_key=True),
+    Column("n", Integer, nullable=False),
 )
 
 # Every item of every order in one table (item ids share one sequence, as the original's do):

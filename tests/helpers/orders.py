@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
+from contextlib import nullcontext
 from decimal import Decimal
 from typing import Any
 
@@ -19,6 +21,7 @@ from shopsvc.sql.tables import (
     BILLING_FIELDS,
     SHIPPING_FIELDS,
     customer_profiles,
+    order_counts,
     order_item_meta,
     order_items,
     orders,
@@ -37,6 +40,19 @@ def not_found(order_id: int) -> tuple[int, str, str]:
 
 def money(value: Decimal | str | int) -> Decimal:
     return Decimal(str(value))
+
+
+Day = tuple[str, dt.date]
+
+
+def kept_and_counted(bind: sa.Engine | sa.Connection) -> tuple[dict[Day, int], dict[Day, int]]:
+    """``order_counts`` (its rows above 0) and the orders counted per status and UTC day of
+    ``created_at`` in Python: equal when the triggers kept the counts (migration 0007)."""
+    with bind.connect() if isinstance(bind, sa.Engine) else nullcontext(bind) as conn:
+        kept = {(r.status, r.day): r.n for r in conn.execute(sa.select(order_counts)) if r.n}
+        rows = conn.execute(sa.select(orders.c.status, orders.c.created_at))
+        counted = Counter((status, created.date()) for status, created in rows)
+    return kept, dict(counted)
 
 
 class OrderFactory:
