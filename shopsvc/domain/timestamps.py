@@ -22,4 +22,8 @@ def format_timestamp(value: dt.datetime | None) -> str:
         return EPOCH
     if value.tzinfo is not None:
         value = value.astimezone(dt.UTC).replace(tzinfo=None)
+    if type(value) is dt.datetime and value.year >= 1000:
+        # The same text as the format below, several times faster (records format thousands of
+        # timestamps per page); strftime writes a year below 1000 without its leading zeros.
+        return value.isoformat(timespec="seconds") + "Z"
     return value.strftime(TIMESTAMP_FORMAT)
