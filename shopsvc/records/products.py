@@ -50,7 +50,9 @@ def not_found(product_id: int) -> ApiError:
 
 @dataclass
 class _Context:
-    """The record context plus what one batch of records computes once and shares."""
+    """The record context plus what one batch of records computes once and shares: the
+    settings and URLs every record reads, and each node's prices, stock and variation
+    attributes (a variation's are read by its parent's record and by its own)."""
 
     base: RecordContext
     settings: Settings
@@ -58,6 +60,10 @@ class _Context:
     money: pricing.MoneyFormat
     can_edit: bool
     placeholder: str
+    #: ``{public_url}/product/``, where every permalink starts.
+    product_url: str
+    decimals: int
+    points: dict[int, pricing.PricePoint] = field(default_factory=dict)
     summaries: dict[int, _Summary] = field(default_factory=dict)
     stocks: dict[int, _Stock] = field(default_factory=dict)
     variation_values: dict[int, list[tuple[ProductAttribute, str, str]]] = field(
@@ -73,13 +79,15 @@ class _Context:
             money=base.money,
             can_edit=base.may("edit_products"),
             placeholder=base.placeholder_url,
+            product_url=f"{base.public_url}/product/",
+            decimals=base.settings.price_decimals,
         )
 
     def price(self, value: Decimal | None) -> str:
-        return pricing.format_price_string(value, self.settings.price_decimals)
+        return pricing.format_price_string(value, self.decimals)
 
     def optional_price(self, value: Decimal | None) -> str | None:
-        return pricing.format_optional(value, self.settings.price_decimals)
+        return pricing.format_optional(value, self.decimals)
 
 
 # --- prices
@@ -96,10 +104,15 @@ class _Summary:
 
 
 def _own_point(node: ProductData, ctx: _Context) -> pricing.PricePoint:
-    row = node.row
-    return pricing.price_point(
-        row["regular_price"], row["sale_price"], row["sale_from"], row["sale_to"], ctx.now
-    )
+    """The :class:`~shopsvc.domain.pricing.PricePoint` of ``node``'s own prices and sale window,
+    computed once per node (a variation's is read by its parent's price and by its record)."""
+    found = ctx.points.get(node.id)
+    if found is None:
+        row = node.row
+        found = ctx.points[node.id] = pricing.price_point(
+            row["regular_price"], row["sale_price"], row["sale_from"], row["sale_to"], ctx.now
+        )
+    return found
 
 
 def _variation_shown(variation: ProductData, ctx: _Context) -> bool:
@@ -210,7 +223,7 @@ def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
 def _inherit(node: ProductData, column: str) -> Any:
     """The variation's own value of ``column``, else (unset) its parent's."""
     value = node.row[column]
-    if node.type == "variation" and value in (None, "") and node.parent is not None:
+    if value in (None, "") and node.type == "variation" and node.parent is not None:
         return node.parent.row[column]
     return value
 
@@ -239,15 +252,15 @@ def _shipping_class(node: ProductData) -> tuple[str, int | None]:
     return shipping["slug"], int(shipping["id"])
 
 
-def _dimensions(node: ProductData, ctx: _Context) -> dict[str, str]:
-    def size(column: str) -> str:
-        value = _inherit(node, column)
-        return "" if value is None else format_decimal(value, 2)
+def _size(value: Decimal | None) -> str:
+    return "" if value is None else format_decimal(value, 2)
 
+
+def _dimensions(node: ProductData, ctx: _Context) -> dict[str, str]:
     return {
-        "length": size("length"),
-        "width": size("width"),
-        "height": size("height"),
+        "length": _size(_inherit(node, "length")),
+        "width": _size(_inherit(node, "width")),
+        "height": _size(_inherit(node, "height")),
         "unit": ctx.settings.dimension_unit,
     }
 
@@ -396,16 +409,22 @@ def _permalink(node: ProductData, ctx: _Context) -> str:
     """``{public_url}/product/<slug>/``; a variation: its parent's permalink plus
     ``attribute_pa_<slug>=<term slug>`` (global) or ``attribute_<key>=<value>`` (custom) for each
     attribute with a value."""
-    base = ctx.base.public_url
     if node.type == "variation" and node.parent is not None:
-        link = f"{base}/product/{node.parent.row['slug']}/"
-        args = [
-            (f"attribute_pa_{key}" if attribute.is_global else f"attribute_{key}", value)
+        link = f"{ctx.product_url}{node.parent.row['slug']}/"
+        query = "&".join(
+            _query_pair(f"attribute_pa_{key}" if attribute.is_global else f"attribute_{key}", value)
             for attribute, key, value in _variation_attribute_list(node, ctx)
             if value != ""
-        ]
-        return f"{link}?{urlencode(args)}" if args else link
-    return f"{base}/product/{node.row['slug']}/"
+        )
+        return f"{link}?{query}" if query else link
+    return f"{ctx.product_url}{node.row['slug']}/"
+
+
+@functools.lru_cache(maxsize=4096)
+def _query_pair(key: str, value: str) -> str:
+    """``key=value`` as ``urlencode`` writes it (joined by ``&``: ``urlencode`` of the pairs);
+    the same few attribute values recur on every page."""
+    return urlencode([(key, value)])
 
 
 # --- the records
@@ -436,27 +455,14 @@ def _purchaseable(node: ProductData, ctx: _Context, price: Decimal | None) -> bo
     return catalog.purchaseable(node.type, node.row["status"], price, shown, can_edit=ctx.can_edit)
 
 
-def _tax_and_stock(node: ProductData, ctx: _Context, held: _Stock) -> dict[str, Any]:
-    """The tax and stock fields, which products and variations show alike."""
-    tax_status = _from_parent(node, "tax_status")
-    return {
-        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
-        "tax_status": tax_status,
-        "tax_class": _tax_class(node),
-        "managing_stock": held.managing,
-        "stock_quantity": held.quantity,
-        "in_stock": held.in_stock,
-        "backorders_allowed": held.backorders_allowed,
-        "backordered": held.backordered,
-    }
-
-
 def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
-    """One element of ``variations`` (reference §3, in its order)."""
+    """One element of ``variations`` (reference §3, in its order). The tax and stock fields are
+    the product record's, in the same order."""
     row = node.row
-    summary = _summary(node, ctx)
+    point = _own_point(node, ctx)  # a variation's price is its own (see _compute_summary)
     held = _stock(node, ctx)
-    shown = catalog.variation_visible(row["status"], summary.price)
+    shown = catalog.variation_visible(row["status"], point.price)
+    tax_status = _from_parent(node, "tax_status")
     shipping_class, shipping_class_id = _shipping_class(node)
     return {
         "id": row["id"],
@@ -466,15 +472,22 @@ def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
         "virtual": bool(row["virtual"]),
         "permalink": _permalink(node, ctx),
         "sku": _inherit(node, "sku") or "",
-        "price": ctx.price(summary.price),
+        "price": ctx.price(point.price),
         "regular_price": ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
-        **_tax_and_stock(node, ctx, held),
+        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
+        "tax_status": tax_status,
+        "tax_class": _tax_class(node),
+        "managing_stock": held.managing,
+        "stock_quantity": held.quantity,
+        "in_stock": held.in_stock,
+        "backorders_allowed": held.backorders_allowed,
+        "backordered": held.backordered,
         "purchaseable": catalog.purchaseable(
-            "variation", row["status"], summary.price, shown, can_edit=ctx.can_edit
+            "variation", row["status"], point.price, shown, can_edit=ctx.can_edit
         ),
         "visible": shown,
-        "on_sale": summary.on_sale,
+        "on_sale": point.on_sale,
         "weight": _weight(node),
         "dimensions": _dimensions(node, ctx),
         "shipping_class": shipping_class,
@@ -534,7 +547,14 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "regular_price": "" if kind in ("variable", "grouped") else ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
         "price_html": summary.html,
-        **_tax_and_stock(node, ctx, held),
+        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
+        "tax_status": tax_status,
+        "tax_class": _tax_class(node),
+        "managing_stock": held.managing,
+        "stock_quantity": held.quantity,
+        "in_stock": held.in_stock,
+        "backorders_allowed": held.backorders_allowed,
+        "backordered": held.backordered,
         "sold_individually": bool(_from_parent(node, "sold_individually")),
         "purchaseable": _purchaseable(node, ctx, summary.price),
         "featured": bool(row["featured"]),

@@ -138,14 +138,14 @@ class ProductData:
     parent: ProductData | None = None
     children: list[ProductData] = field(default_factory=list)
     children_loaded: bool = False
+    #: ``row["id"]`` and ``row["type"]``, read once: a page of records asks for them thousands
+    #: of times.
+    id: int = field(init=False)
+    type: str = field(init=False)
 
-    @property
-    def id(self) -> int:
-        return int(self.row["id"])
-
-    @property
-    def type(self) -> str:
-        return str(self.row["type"])
+    def __post_init__(self) -> None:
+        self.id = int(self.row["id"])
+        self.type = str(self.row["type"])
 
     @property
     def featured_image(self) -> dict[str, Any] | None:
@@ -171,8 +171,10 @@ class ProductData:
 
 
 def _id_list(text: str | None) -> list[int]:
+    if not text or text == "[]":  # most products have none: nothing to parse
+        return []
     try:
-        value = json.loads(text or "[]")
+        value = json.loads(text)
     except ValueError:
         return []
     if not isinstance(value, list):
