@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
 from shopsvc.domain import catalog, pricing, stock
@@ -66,6 +66,7 @@ class _Context:
     points: dict[int, pricing.PricePoint] = field(default_factory=dict)
     summaries: dict[int, _Summary] = field(default_factory=dict)
     stocks: dict[int, _Stock] = field(default_factory=dict)
+    stored_stocks: dict[int, stock.StockState] = field(default_factory=dict)
     variation_values: dict[int, list[tuple[ProductAttribute, str, str]]] = field(
         default_factory=dict
     )
@@ -84,17 +85,20 @@ class _Context:
         )
 
     def price(self, value: Decimal | None) -> str:
-        return pricing.format_price_string(value, self.decimals)
+        """``price``, ``regular_price``: as :func:`~shopsvc.domain.pricing.format_price_string`
+        at the store's decimals (the rule written out: it runs for every price of a page)."""
+        return "" if value is None else format_decimal(value, self.decimals)
 
     def optional_price(self, value: Decimal | None) -> str | None:
-        return pricing.format_optional(value, self.decimals)
+        """``sale_price``: as :func:`~shopsvc.domain.pricing.format_optional` at the store's
+        decimals."""
+        return None if value is None else format_decimal(value, self.decimals)
 
 
 # --- prices
 
 
-@dataclass(frozen=True)
-class _Summary:
+class _Summary(NamedTuple):
     """A product's price as shown: active price, ``on_sale`` and ``price_html``."""
 
     price: Decimal | None
@@ -161,8 +165,9 @@ def _compute_summary(node: ProductData, ctx: _Context) -> _Summary:
 # --- stock
 
 
-@dataclass(frozen=True)
-class _Stock:
+class _Stock(NamedTuple):
+    """A product's stock fields as shown."""
+
     managing: bool
     quantity: int | None
     in_stock: bool
@@ -177,12 +182,17 @@ def _stock(node: ProductData, ctx: _Context) -> _Stock:
     return found
 
 
-def _stored_stock(node: ProductData) -> stock.StockState:
+def _stored_stock(node: ProductData, ctx: _Context) -> stock.StockState:
     """The stock columns of ``node`` as stored (``manage_stock`` false for a type that never
-    manages stock)."""
-    row = node.row
-    manages = stock.manages_stock(node.type, bool(row["manage_stock"]))
-    return stock.StockState(manages, row["stock_quantity"], row["backorders"], row["stock_status"])
+    manages stock); once per node (a parent's is read by each of its variations)."""
+    found = ctx.stored_stocks.get(node.id)
+    if found is None:
+        row = node.row
+        manages = stock.manages_stock(node.type, bool(row["manage_stock"]))
+        found = ctx.stored_stocks[node.id] = stock.StockState(
+            manages, row["stock_quantity"], row["backorders"], row["stock_status"]
+        )
+    return found
 
 
 def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
@@ -194,8 +204,8 @@ def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
     if node.type == "variation":
         parent = node.parent
         held = stock.variation_stock(
-            _stored_stock(node),
-            _stored_stock(parent) if parent is not None else None,
+            _stored_stock(node, ctx),
+            _stored_stock(parent, ctx) if parent is not None else None,
             store_manages=store,
             threshold=ctx.settings.out_of_stock_threshold,
         )
@@ -220,12 +230,22 @@ def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
 # --- the fields a variation inherits
 
 
-def _inherit(node: ProductData, column: str) -> Any:
-    """The variation's own value of ``column``, else (unset) its parent's."""
-    value = node.row[column]
-    if value in (None, "") and node.type == "variation" and node.parent is not None:
-        return node.parent.row[column]
-    return value
+#: The columns whose unset value (``None`` or ``""``) a variation takes from its parent.
+INHERITED = ("sku", "weight", "length", "width", "height", "purchase_note")
+
+
+def _inherited(node: ProductData) -> Mapping[str, Any]:
+    """The :data:`INHERITED` values ``node`` shows (read by column): its own, except that a
+    variation shows its parent's value of a column it leaves unset."""
+    parent = node.parent
+    if node.type != "variation" or parent is None:
+        return node.row
+    found = {}
+    for column in INHERITED:
+        value = node.row[column]
+        # ``not value`` first: comparing a Decimal with "" is slow
+        found[column] = parent.row[column] if not value and value in (None, "") else value
+    return found
 
 
 def _from_parent(node: ProductData, column: str) -> Any:
@@ -252,22 +272,21 @@ def _shipping_class(node: ProductData) -> tuple[str, int | None]:
     return shipping["slug"], int(shipping["id"])
 
 
-def _size(value: Decimal | None) -> str:
-    return "" if value is None else format_decimal(value, 2)
-
-
-def _dimensions(node: ProductData, ctx: _Context) -> dict[str, str]:
+def _dimensions(values: Mapping[str, Any], ctx: _Context) -> dict[str, str]:
+    """``dimensions`` of the :func:`_inherited` ``values``: 2 decimals, ``""`` when unset."""
+    length, width, height = values["length"], values["width"], values["height"]
     return {
-        "length": _size(_inherit(node, "length")),
-        "width": _size(_inherit(node, "width")),
-        "height": _size(_inherit(node, "height")),
+        "length": "" if length is None else format_decimal(length, 2),
+        "width": "" if width is None else format_decimal(width, 2),
+        "height": "" if height is None else format_decimal(height, 2),
         "unit": ctx.settings.dimension_unit,
     }
 
 
-def _weight(node: ProductData) -> str | None:
-    value = _inherit(node, "weight")
-    return None if value is None else format_decimal(value, 2)
+def _weight(values: Mapping[str, Any]) -> str | None:
+    """``weight`` of the :func:`_inherited` ``values``: 2 decimals, ``None`` when unset."""
+    weight = values["weight"]
+    return None if weight is None else format_decimal(weight, 2)
 
 
 # --- images
@@ -356,12 +375,7 @@ def _variation_value(node: ProductData, attribute: ProductAttribute) -> tuple[st
     values = node.variation_values
     if attribute.is_global:
         return attribute.slug, values.get(attribute.slug, "")
-    candidates = [
-        _clean_slug(attribute.name),
-        _slugify(attribute.name),
-        attribute.name.lower(),
-        attribute.name,
-    ]
+    candidates = _key_candidates(attribute.name)
     for key in candidates:
         if key in values:
             return key, values[key]
@@ -371,6 +385,12 @@ def _variation_value(node: ProductData, attribute: ProductAttribute) -> tuple[st
             found = lowered[key.lower()]
             return found, values[found]
     return candidates[0], ""
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_candidates(name: str) -> tuple[str, ...]:
+    """The keys a variation may store a custom attribute's value under, the likeliest first."""
+    return (_clean_slug(name), _slugify(name), name.lower(), name)
 
 
 def _variation_attribute_list(
@@ -459,6 +479,7 @@ def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
     """One element of ``variations`` (reference §3, in its order). The tax and stock fields are
     the product record's, in the same order."""
     row = node.row
+    values = _inherited(node)
     point = _own_point(node, ctx)  # a variation's price is its own (see _compute_summary)
     held = _stock(node, ctx)
     shown = catalog.variation_visible(row["status"], point.price)
@@ -471,7 +492,7 @@ def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
         "downloadable": bool(row["downloadable"]),
         "virtual": bool(row["virtual"]),
         "permalink": _permalink(node, ctx),
-        "sku": _inherit(node, "sku") or "",
+        "sku": values["sku"] or "",
         "price": ctx.price(point.price),
         "regular_price": ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
@@ -488,8 +509,8 @@ def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
         ),
         "visible": shown,
         "on_sale": point.on_sale,
-        "weight": _weight(node),
-        "dimensions": _dimensions(node, ctx),
+        "weight": _weight(values),
+        "dimensions": _dimensions(values, ctx),
         "shipping_class": shipping_class,
         "shipping_class_id": shipping_class_id,
         "image": _images(node, ctx),
@@ -507,9 +528,12 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
     row = node.row
     kind = node.type
     is_variation = kind == "variation"
+    values = _inherited(node)
+    # the values a variation always takes from its parent (see _from_parent)
+    source = node.parent if is_variation and node.parent is not None else node
     summary = _summary(node, ctx)
     held = _stock(node, ctx)
-    tax_status = _from_parent(node, "tax_status")
+    tax_status = source.row["tax_status"]
     virtual = bool(row["virtual"]) and kind != "variable"
     shipping_required = not virtual
     shipping_class, shipping_class_id = _shipping_class(node)
@@ -542,7 +566,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "downloadable": bool(row["downloadable"]) and kind != "variable",
         "virtual": virtual,
         "permalink": _permalink(node, ctx),
-        "sku": _inherit(node, "sku") or "",
+        "sku": values["sku"] or "",
         "price": ctx.price(summary.price),
         "regular_price": "" if kind in ("variable", "grouped") else ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
@@ -555,16 +579,16 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "in_stock": held.in_stock,
         "backorders_allowed": held.backorders_allowed,
         "backordered": held.backordered,
-        "sold_individually": bool(_from_parent(node, "sold_individually")),
+        "sold_individually": bool(source.row["sold_individually"]),
         "purchaseable": _purchaseable(node, ctx, summary.price),
         "featured": bool(row["featured"]),
         "visible": _visible(node, ctx, held.in_stock),
-        "catalog_visibility": _from_parent(node, "catalog_visibility"),
+        "catalog_visibility": source.row["catalog_visibility"],
         "on_sale": summary.on_sale,
         "product_url": row["product_url"] if external else "",
         "button_text": row["button_text"] if external else "",
-        "weight": _weight(node),
-        "dimensions": _dimensions(node, ctx),
+        "weight": _weight(values),
+        "dimensions": _dimensions(values, ctx),
         "shipping_required": shipping_required,
         "shipping_taxable": shipping_required and tax_status in ("taxable", "shipping"),
         "shipping_class": shipping_class,
@@ -576,7 +600,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "rating_count": node.rating_count,
         "related_ids": list(node.related_ids),
         "upsell_ids": node.upsell_ids,
-        "cross_sell_ids": (node.parent if is_variation and node.parent else node).cross_sell_ids,
+        "cross_sell_ids": source.cross_sell_ids,
         "parent_id": row["parent_id"] or 0,
         "categories": sorted(node.categories, key=catalog.name_key),
         "tags": sorted(node.tags, key=catalog.name_key),
@@ -589,7 +613,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "download_limit": int(row["download_limit"]),
         "download_expiry": int(row["download_expiry"]),
         "download_type": "standard",
-        "purchase_note": _inherit(node, "purchase_note") or "",
+        "purchase_note": values["purchase_note"] or "",
         "total_sales": int(row["total_sales"] or 0),
         "variations": variations,
         "parent": parent,

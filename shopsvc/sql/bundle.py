@@ -48,7 +48,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import NullType, TypeDecorator, TypeEngine
 
-from shopsvc.sql.prepared import Prepared
+from shopsvc.sql.prepared import Prepared, column_key
 from shopsvc.sql.tables import Id, Money
 
 # --- ids bound as one parameter
@@ -157,7 +157,7 @@ class Bundle:
         self.slots = [f"{kind}{n}" for kind in SLOT_TYPES for n in range(1, counts[kind] + 1)]
         branches = []
         for number, (query, layout) in enumerate(zip(parts.values(), layouts, strict=True)):
-            self.columns.append([(column.key, slot) for column, slot in layout])
+            self.columns.append([(column_key(column.key), slot) for column, slot in layout])
             filled = {slot: column for column, slot in layout}
             order = tuple(query._order_by_clauses)
             seq = func.row_number().over(order_by=order) if order else literal_column("0")

@@ -106,10 +106,11 @@ class ProductAttribute:
     variation: bool
     order_by: str
     options: list[Any] = field(default_factory=list)
+    #: ``attribute_id is not None``: a global attribute.
+    is_global: bool = field(init=False)
 
-    @property
-    def is_global(self) -> bool:
-        return self.attribute_id is not None
+    def __post_init__(self) -> None:
+        self.is_global = self.attribute_id is not None
 
 
 @dataclass
