@@ -66,7 +66,6 @@ class _Context:
     points: dict[int, pricing.PricePoint] = field(default_factory=dict)
     summaries: dict[int, _Summary] = field(default_factory=dict)
     stocks: dict[int, _Stock] = field(default_factory=dict)
-    stored_stocks: dict[int, stock.StockState] = field(default_factory=dict)
     variation_values: dict[int, list[tuple[ProductAttribute, str, str]]] = field(
         default_factory=dict
     )
@@ -119,10 +118,9 @@ def _own_point(node: ProductData, ctx: _Context) -> pricing.PricePoint:
     return found
 
 
-def _variation_shown(variation: ProductData, ctx: _Context) -> bool:
-    """A variation counted in its parent's price: visible (published and priced) and, when the
-    store hides out-of-stock items, in stock."""
-    point = _own_point(variation, ctx)
+def _variation_shown(variation: ProductData, point: pricing.PricePoint, ctx: _Context) -> bool:
+    """A variation (its own price ``point``) counted in its parent's price: visible (published
+    and priced) and, when the store hides out-of-stock items, in stock."""
     if not catalog.variation_visible(variation.row["status"], point.price):
         return False
     return not (ctx.settings.hide_out_of_stock and not _stock(variation, ctx).in_stock)
@@ -130,11 +128,13 @@ def _variation_shown(variation: ProductData, ctx: _Context) -> bool:
 
 def _children_points(node: ProductData, ctx: _Context) -> list[pricing.PricePoint]:
     if node.type == "variable":
-        return [
-            _own_point(child, ctx)
-            for child in node.children
-            if child.type == "variation" and _variation_shown(child, ctx)
-        ]
+        points = []
+        for child in node.children:
+            if child.type == "variation":
+                point = _own_point(child, ctx)
+                if _variation_shown(child, point, ctx):
+                    points.append(point)
+        return points
     return [
         _summary(child, ctx).point
         for child in node.children
@@ -176,23 +176,41 @@ class _Stock(NamedTuple):
 
 
 def _stock(node: ProductData, ctx: _Context) -> _Stock:
+    """The stock fields of ``node``, computed once per node (a variation's may also count in
+    its parent's price)."""
     found = ctx.stocks.get(node.id)
     if found is None:
         found = ctx.stocks[node.id] = _compute_stock(node, ctx)
     return found
 
 
-def _stored_stock(node: ProductData, ctx: _Context) -> stock.StockState:
+def _stored_stock(node: ProductData) -> stock.StockState:
     """The stock columns of ``node`` as stored (``manage_stock`` false for a type that never
-    manages stock); once per node (a parent's is read by each of its variations)."""
-    found = ctx.stored_stocks.get(node.id)
-    if found is None:
-        row = node.row
-        manages = stock.manages_stock(node.type, bool(row["manage_stock"]))
-        found = ctx.stored_stocks[node.id] = stock.StockState(
-            manages, row["stock_quantity"], row["backorders"], row["stock_status"]
-        )
-    return found
+    manages stock)."""
+    row = node.row
+    manages = stock.manages_stock(node.type, bool(row["manage_stock"]))
+    return _stock_state(manages, row["stock_quantity"], row["backorders"], row["stock_status"])
+
+
+# A page repeats a few combinations of stock columns: their (immutable) values are shared.
+
+
+@functools.lru_cache(maxsize=1024)
+def _stock_state(
+    manage_stock: bool, quantity: int | None, backorders: str, status: str
+) -> stock.StockState:
+    return stock.StockState(manage_stock, quantity, backorders, status)
+
+
+@functools.lru_cache(maxsize=1024)
+def _stock_fields(managing: bool, quantity: int | None, status: str, backorders: str) -> _Stock:
+    return _Stock(
+        managing=managing,
+        quantity=quantity,
+        in_stock=stock.in_stock(status),
+        backorders_allowed=stock.backorders_allowed(backorders),
+        backordered=stock.backordered(status, managing, backorders, quantity),
+    )
 
 
 def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
@@ -204,8 +222,8 @@ def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
     if node.type == "variation":
         parent = node.parent
         held = stock.variation_stock(
-            _stored_stock(node, ctx),
-            _stored_stock(parent, ctx) if parent is not None else None,
+            _stored_stock(node),
+            _stored_stock(parent) if parent is not None else None,
             store_manages=store,
             threshold=ctx.settings.out_of_stock_threshold,
         )
@@ -218,13 +236,7 @@ def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
         quantity = int(row["stock_quantity"] or 0) if managing else None
         status = row["stock_status"]
         backorders = row["backorders"]
-    return _Stock(
-        managing=managing,
-        quantity=quantity,
-        in_stock=stock.in_stock(status),
-        backorders_allowed=stock.backorders_allowed(backorders),
-        backordered=stock.backordered(status, managing, backorders, quantity),
-    )
+    return _stock_fields(managing, quantity, status, backorders)
 
 
 # --- the fields a variation inherits
@@ -329,15 +341,12 @@ def _images(node: ProductData, ctx: _Context) -> list[dict[str, Any]]:
     return found or [_placeholder(node, ctx)]
 
 
-def _featured_src(node: ProductData, ctx: _Context) -> str:
-    media = node.featured_image
-    return ctx.base.media_url(media["file"]) if media is not None else ""
-
-
 # --- attributes
 
 _clean_slug = functools.lru_cache(maxsize=4096)(catalog.clean_attribute_slug)
 _slugify = functools.lru_cache(maxsize=4096)(catalog.slugify_name)
+#: Categories and tags sort by name, the same few names on every record of a page.
+_name_key = functools.lru_cache(maxsize=4096)(catalog.name_key)
 
 
 def _attribute_key(attribute: ProductAttribute) -> str:
@@ -537,6 +546,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
     virtual = bool(row["virtual"]) and kind != "variable"
     shipping_required = not virtual
     shipping_class, shipping_class_id = _shipping_class(node)
+    images = _images(node, ctx)
     external = kind == "external"
     variations: list[dict[str, Any]] = []
     grouped: list[dict[str, Any]] = []
@@ -602,10 +612,11 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "upsell_ids": node.upsell_ids,
         "cross_sell_ids": source.cross_sell_ids,
         "parent_id": row["parent_id"] or 0,
-        "categories": sorted(node.categories, key=catalog.name_key),
-        "tags": sorted(node.tags, key=catalog.name_key),
-        "images": _images(node, ctx),
-        "featured_src": _featured_src(node, ctx),
+        "categories": sorted(node.categories, key=_name_key),
+        "tags": sorted(node.tags, key=_name_key),
+        "images": images,
+        # the featured image, when there is one, is the first of the images
+        "featured_src": images[0]["src"] if node.featured_image is not None else "",
         "attributes": _variation_attributes(node, ctx)
         if is_variation
         else _product_attributes(node),
