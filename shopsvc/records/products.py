@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
 from shopsvc.domain import catalog, pricing, stock
@@ -50,7 +50,9 @@ def not_found(product_id: int) -> ApiError:
 
 @dataclass
 class _Context:
-    """The record context plus what one batch of records computes once and shares."""
+    """The record context plus what one batch of records computes once and shares: the
+    settings and URLs every record reads, and each node's prices, stock and variation
+    attributes (a variation's are read by its parent's record and by its own)."""
 
     base: RecordContext
     settings: Settings
@@ -58,6 +60,10 @@ class _Context:
     money: pricing.MoneyFormat
     can_edit: bool
     placeholder: str
+    #: ``{public_url}/product/``, where every permalink starts.
+    product_url: str
+    decimals: int
+    points: dict[int, pricing.PricePoint] = field(default_factory=dict)
     summaries: dict[int, _Summary] = field(default_factory=dict)
     stocks: dict[int, _Stock] = field(default_factory=dict)
     variation_values: dict[int, list[tuple[ProductAttribute, str, str]]] = field(
@@ -73,20 +79,25 @@ class _Context:
             money=base.money,
             can_edit=base.may("edit_products"),
             placeholder=base.placeholder_url,
+            product_url=f"{base.public_url}/product/",
+            decimals=base.settings.price_decimals,
         )
 
     def price(self, value: Decimal | None) -> str:
-        return pricing.format_price_string(value, self.settings.price_decimals)
+        """``price``, ``regular_price``: as :func:`~shopsvc.domain.pricing.format_price_string`
+        at the store's decimals (the rule written out: it runs for every price of a page)."""
+        return "" if value is None else format_decimal(value, self.decimals)
 
     def optional_price(self, value: Decimal | None) -> str | None:
-        return pricing.format_optional(value, self.settings.price_decimals)
+        """``sale_price``: as :func:`~shopsvc.domain.pricing.format_optional` at the store's
+        decimals."""
+        return None if value is None else format_decimal(value, self.decimals)
 
 
 # --- prices
 
 
-@dataclass(frozen=True)
-class _Summary:
+class _Summary(NamedTuple):
     """A product's price as shown: active price, ``on_sale`` and ``price_html``."""
 
     price: Decimal | None
@@ -96,16 +107,20 @@ class _Summary:
 
 
 def _own_point(node: ProductData, ctx: _Context) -> pricing.PricePoint:
-    row = node.row
-    return pricing.price_point(
-        row["regular_price"], row["sale_price"], row["sale_from"], row["sale_to"], ctx.now
-    )
+    """The :class:`~shopsvc.domain.pricing.PricePoint` of ``node``'s own prices and sale window,
+    computed once per node (a variation's is read by its parent's price and by its record)."""
+    found = ctx.points.get(node.id)
+    if found is None:
+        row = node.row
+        found = ctx.points[node.id] = pricing.price_point(
+            row["regular_price"], row["sale_price"], row["sale_from"], row["sale_to"], ctx.now
+        )
+    return found
 
 
-def _variation_shown(variation: ProductData, ctx: _Context) -> bool:
-    """A variation counted in its parent's price: visible (published and priced) and, when the
-    store hides out-of-stock items, in stock."""
-    point = _own_point(variation, ctx)
+def _variation_shown(variation: ProductData, point: pricing.PricePoint, ctx: _Context) -> bool:
+    """A variation (its own price ``point``) counted in its parent's price: visible (published
+    and priced) and, when the store hides out-of-stock items, in stock."""
     if not catalog.variation_visible(variation.row["status"], point.price):
         return False
     return not (ctx.settings.hide_out_of_stock and not _stock(variation, ctx).in_stock)
@@ -113,11 +128,13 @@ def _variation_shown(variation: ProductData, ctx: _Context) -> bool:
 
 def _children_points(node: ProductData, ctx: _Context) -> list[pricing.PricePoint]:
     if node.type == "variable":
-        return [
-            _own_point(child, ctx)
-            for child in node.children
-            if child.type == "variation" and _variation_shown(child, ctx)
-        ]
+        points = []
+        for child in node.children:
+            if child.type == "variation":
+                point = _own_point(child, ctx)
+                if _variation_shown(child, point, ctx):
+                    points.append(point)
+        return points
     return [
         _summary(child, ctx).point
         for child in node.children
@@ -148,8 +165,9 @@ def _compute_summary(node: ProductData, ctx: _Context) -> _Summary:
 # --- stock
 
 
-@dataclass(frozen=True)
-class _Stock:
+class _Stock(NamedTuple):
+    """A product's stock fields as shown."""
+
     managing: bool
     quantity: int | None
     in_stock: bool
@@ -158,6 +176,8 @@ class _Stock:
 
 
 def _stock(node: ProductData, ctx: _Context) -> _Stock:
+    """The stock fields of ``node``, computed once per node (a variation's may also count in
+    its parent's price)."""
     found = ctx.stocks.get(node.id)
     if found is None:
         found = ctx.stocks[node.id] = _compute_stock(node, ctx)
@@ -169,7 +189,28 @@ def _stored_stock(node: ProductData) -> stock.StockState:
     manages stock)."""
     row = node.row
     manages = stock.manages_stock(node.type, bool(row["manage_stock"]))
-    return stock.StockState(manages, row["stock_quantity"], row["backorders"], row["stock_status"])
+    return _stock_state(manages, row["stock_quantity"], row["backorders"], row["stock_status"])
+
+
+# A page repeats a few combinations of stock columns: their (immutable) values are shared.
+
+
+@functools.lru_cache(maxsize=1024)
+def _stock_state(
+    manage_stock: bool, quantity: int | None, backorders: str, status: str
+) -> stock.StockState:
+    return stock.StockState(manage_stock, quantity, backorders, status)
+
+
+@functools.lru_cache(maxsize=1024)
+def _stock_fields(managing: bool, quantity: int | None, status: str, backorders: str) -> _Stock:
+    return _Stock(
+        managing=managing,
+        quantity=quantity,
+        in_stock=stock.in_stock(status),
+        backorders_allowed=stock.backorders_allowed(backorders),
+        backordered=stock.backordered(status, managing, backorders, quantity),
+    )
 
 
 def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
@@ -195,24 +236,28 @@ def _compute_stock(node: ProductData, ctx: _Context) -> _Stock:
         quantity = int(row["stock_quantity"] or 0) if managing else None
         status = row["stock_status"]
         backorders = row["backorders"]
-    return _Stock(
-        managing=managing,
-        quantity=quantity,
-        in_stock=stock.in_stock(status),
-        backorders_allowed=stock.backorders_allowed(backorders),
-        backordered=stock.backordered(status, managing, backorders, quantity),
-    )
+    return _stock_fields(managing, quantity, status, backorders)
 
 
 # --- the fields a variation inherits
 
 
-def _inherit(node: ProductData, column: str) -> Any:
-    """The variation's own value of ``column``, else (unset) its parent's."""
-    value = node.row[column]
-    if node.type == "variation" and value in (None, "") and node.parent is not None:
-        return node.parent.row[column]
-    return value
+#: The columns whose unset value (``None`` or ``""``) a variation takes from its parent.
+INHERITED = ("sku", "weight", "length", "width", "height", "purchase_note")
+
+
+def _inherited(node: ProductData) -> Mapping[str, Any]:
+    """The :data:`INHERITED` values ``node`` shows (read by column): its own, except that a
+    variation shows its parent's value of a column it leaves unset."""
+    parent = node.parent
+    if node.type != "variation" or parent is None:
+        return node.row
+    found = {}
+    for column in INHERITED:
+        value = node.row[column]
+        # ``not value`` first: comparing a Decimal with "" is slow
+        found[column] = parent.row[column] if not value and value in (None, "") else value
+    return found
 
 
 def _from_parent(node: ProductData, column: str) -> Any:
@@ -239,22 +284,21 @@ def _shipping_class(node: ProductData) -> tuple[str, int | None]:
     return shipping["slug"], int(shipping["id"])
 
 
-def _dimensions(node: ProductData, ctx: _Context) -> dict[str, str]:
-    def size(column: str) -> str:
-        value = _inherit(node, column)
-        return "" if value is None else format_decimal(value, 2)
-
+def _dimensions(values: Mapping[str, Any], ctx: _Context) -> dict[str, str]:
+    """``dimensions`` of the :func:`_inherited` ``values``: 2 decimals, ``""`` when unset."""
+    length, width, height = values["length"], values["width"], values["height"]
     return {
-        "length": size("length"),
-        "width": size("width"),
-        "height": size("height"),
+        "length": "" if length is None else format_decimal(length, 2),
+        "width": "" if width is None else format_decimal(width, 2),
+        "height": "" if height is None else format_decimal(height, 2),
         "unit": ctx.settings.dimension_unit,
     }
 
 
-def _weight(node: ProductData) -> str | None:
-    value = _inherit(node, "weight")
-    return None if value is None else format_decimal(value, 2)
+def _weight(values: Mapping[str, Any]) -> str | None:
+    """``weight`` of the :func:`_inherited` ``values``: 2 decimals, ``None`` when unset."""
+    weight = values["weight"]
+    return None if weight is None else format_decimal(weight, 2)
 
 
 # --- images
@@ -297,15 +341,12 @@ def _images(node: ProductData, ctx: _Context) -> list[dict[str, Any]]:
     return found or [_placeholder(node, ctx)]
 
 
-def _featured_src(node: ProductData, ctx: _Context) -> str:
-    media = node.featured_image
-    return ctx.base.media_url(media["file"]) if media is not None else ""
-
-
 # --- attributes
 
 _clean_slug = functools.lru_cache(maxsize=4096)(catalog.clean_attribute_slug)
 _slugify = functools.lru_cache(maxsize=4096)(catalog.slugify_name)
+#: Categories and tags sort by name, the same few names on every record of a page.
+_name_key = functools.lru_cache(maxsize=4096)(catalog.name_key)
 
 
 def _attribute_key(attribute: ProductAttribute) -> str:
@@ -343,12 +384,7 @@ def _variation_value(node: ProductData, attribute: ProductAttribute) -> tuple[st
     values = node.variation_values
     if attribute.is_global:
         return attribute.slug, values.get(attribute.slug, "")
-    candidates = [
-        _clean_slug(attribute.name),
-        _slugify(attribute.name),
-        attribute.name.lower(),
-        attribute.name,
-    ]
+    candidates = _key_candidates(attribute.name)
     for key in candidates:
         if key in values:
             return key, values[key]
@@ -358,6 +394,12 @@ def _variation_value(node: ProductData, attribute: ProductAttribute) -> tuple[st
             found = lowered[key.lower()]
             return found, values[found]
     return candidates[0], ""
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_candidates(name: str) -> tuple[str, ...]:
+    """The keys a variation may store a custom attribute's value under, the likeliest first."""
+    return (_clean_slug(name), _slugify(name), name.lower(), name)
 
 
 def _variation_attribute_list(
@@ -396,16 +438,22 @@ def _permalink(node: ProductData, ctx: _Context) -> str:
     """``{public_url}/product/<slug>/``; a variation: its parent's permalink plus
     ``attribute_pa_<slug>=<term slug>`` (global) or ``attribute_<key>=<value>`` (custom) for each
     attribute with a value."""
-    base = ctx.base.public_url
     if node.type == "variation" and node.parent is not None:
-        link = f"{base}/product/{node.parent.row['slug']}/"
-        args = [
-            (f"attribute_pa_{key}" if attribute.is_global else f"attribute_{key}", value)
+        link = f"{ctx.product_url}{node.parent.row['slug']}/"
+        query = "&".join(
+            _query_pair(f"attribute_pa_{key}" if attribute.is_global else f"attribute_{key}", value)
             for attribute, key, value in _variation_attribute_list(node, ctx)
             if value != ""
-        ]
-        return f"{link}?{urlencode(args)}" if args else link
-    return f"{base}/product/{node.row['slug']}/"
+        )
+        return f"{link}?{query}" if query else link
+    return f"{ctx.product_url}{node.row['slug']}/"
+
+
+@functools.lru_cache(maxsize=4096)
+def _query_pair(key: str, value: str) -> str:
+    """``key=value`` as ``urlencode`` writes it (joined by ``&``: ``urlencode`` of the pairs);
+    the same few attribute values recur on every page."""
+    return urlencode([(key, value)])
 
 
 # --- the records
@@ -436,27 +484,15 @@ def _purchaseable(node: ProductData, ctx: _Context, price: Decimal | None) -> bo
     return catalog.purchaseable(node.type, node.row["status"], price, shown, can_edit=ctx.can_edit)
 
 
-def _tax_and_stock(node: ProductData, ctx: _Context, held: _Stock) -> dict[str, Any]:
-    """The tax and stock fields, which products and variations show alike."""
-    tax_status = _from_parent(node, "tax_status")
-    return {
-        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
-        "tax_status": tax_status,
-        "tax_class": _tax_class(node),
-        "managing_stock": held.managing,
-        "stock_quantity": held.quantity,
-        "in_stock": held.in_stock,
-        "backorders_allowed": held.backorders_allowed,
-        "backordered": held.backordered,
-    }
-
-
 def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
-    """One element of ``variations`` (reference §3, in its order)."""
+    """One element of ``variations`` (reference §3, in its order). The tax and stock fields are
+    the product record's, in the same order."""
     row = node.row
-    summary = _summary(node, ctx)
+    values = _inherited(node)
+    point = _own_point(node, ctx)  # a variation's price is its own (see _compute_summary)
     held = _stock(node, ctx)
-    shown = catalog.variation_visible(row["status"], summary.price)
+    shown = catalog.variation_visible(row["status"], point.price)
+    tax_status = _from_parent(node, "tax_status")
     shipping_class, shipping_class_id = _shipping_class(node)
     return {
         "id": row["id"],
@@ -465,18 +501,25 @@ def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
         "downloadable": bool(row["downloadable"]),
         "virtual": bool(row["virtual"]),
         "permalink": _permalink(node, ctx),
-        "sku": _inherit(node, "sku") or "",
-        "price": ctx.price(summary.price),
+        "sku": values["sku"] or "",
+        "price": ctx.price(point.price),
         "regular_price": ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
-        **_tax_and_stock(node, ctx, held),
+        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
+        "tax_status": tax_status,
+        "tax_class": _tax_class(node),
+        "managing_stock": held.managing,
+        "stock_quantity": held.quantity,
+        "in_stock": held.in_stock,
+        "backorders_allowed": held.backorders_allowed,
+        "backordered": held.backordered,
         "purchaseable": catalog.purchaseable(
-            "variation", row["status"], summary.price, shown, can_edit=ctx.can_edit
+            "variation", row["status"], point.price, shown, can_edit=ctx.can_edit
         ),
         "visible": shown,
-        "on_sale": summary.on_sale,
-        "weight": _weight(node),
-        "dimensions": _dimensions(node, ctx),
+        "on_sale": point.on_sale,
+        "weight": _weight(values),
+        "dimensions": _dimensions(values, ctx),
         "shipping_class": shipping_class,
         "shipping_class_id": shipping_class_id,
         "image": _images(node, ctx),
@@ -494,12 +537,16 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
     row = node.row
     kind = node.type
     is_variation = kind == "variation"
+    values = _inherited(node)
+    # the values a variation always takes from its parent (see _from_parent)
+    source = node.parent if is_variation and node.parent is not None else node
     summary = _summary(node, ctx)
     held = _stock(node, ctx)
-    tax_status = _from_parent(node, "tax_status")
+    tax_status = source.row["tax_status"]
     virtual = bool(row["virtual"]) and kind != "variable"
     shipping_required = not virtual
     shipping_class, shipping_class_id = _shipping_class(node)
+    images = _images(node, ctx)
     external = kind == "external"
     variations: list[dict[str, Any]] = []
     grouped: list[dict[str, Any]] = []
@@ -529,22 +576,29 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "downloadable": bool(row["downloadable"]) and kind != "variable",
         "virtual": virtual,
         "permalink": _permalink(node, ctx),
-        "sku": _inherit(node, "sku") or "",
+        "sku": values["sku"] or "",
         "price": ctx.price(summary.price),
         "regular_price": "" if kind in ("variable", "grouped") else ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
         "price_html": summary.html,
-        **_tax_and_stock(node, ctx, held),
-        "sold_individually": bool(_from_parent(node, "sold_individually")),
+        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
+        "tax_status": tax_status,
+        "tax_class": _tax_class(node),
+        "managing_stock": held.managing,
+        "stock_quantity": held.quantity,
+        "in_stock": held.in_stock,
+        "backorders_allowed": held.backorders_allowed,
+        "backordered": held.backordered,
+        "sold_individually": bool(source.row["sold_individually"]),
         "purchaseable": _purchaseable(node, ctx, summary.price),
         "featured": bool(row["featured"]),
         "visible": _visible(node, ctx, held.in_stock),
-        "catalog_visibility": _from_parent(node, "catalog_visibility"),
+        "catalog_visibility": source.row["catalog_visibility"],
         "on_sale": summary.on_sale,
         "product_url": row["product_url"] if external else "",
         "button_text": row["button_text"] if external else "",
-        "weight": _weight(node),
-        "dimensions": _dimensions(node, ctx),
+        "weight": _weight(values),
+        "dimensions": _dimensions(values, ctx),
         "shipping_required": shipping_required,
         "shipping_taxable": shipping_required and tax_status in ("taxable", "shipping"),
         "shipping_class": shipping_class,
@@ -556,12 +610,13 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "rating_count": node.rating_count,
         "related_ids": list(node.related_ids),
         "upsell_ids": node.upsell_ids,
-        "cross_sell_ids": (node.parent if is_variation and node.parent else node).cross_sell_ids,
+        "cross_sell_ids": source.cross_sell_ids,
         "parent_id": row["parent_id"] or 0,
-        "categories": sorted(node.categories, key=catalog.name_key),
-        "tags": sorted(node.tags, key=catalog.name_key),
-        "images": _images(node, ctx),
-        "featured_src": _featured_src(node, ctx),
+        "categories": sorted(node.categories, key=_name_key),
+        "tags": sorted(node.tags, key=_name_key),
+        "images": images,
+        # the featured image, when there is one, is the first of the images
+        "featured_src": images[0]["src"] if node.featured_image is not None else "",
         "attributes": _variation_attributes(node, ctx)
         if is_variation
         else _product_attributes(node),
@@ -569,7 +624,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "download_limit": int(row["download_limit"]),
         "download_expiry": int(row["download_expiry"]),
         "download_type": "standard",
-        "purchase_note": _inherit(node, "purchase_note") or "",
+        "purchase_note": values["purchase_note"] or "",
         "total_sales": int(row["total_sales"] or 0),
         "variations": variations,
         "parent": parent,

@@ -22,7 +22,7 @@ parameters (SQLite allows 32 766) nor its cache entries.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -48,7 +48,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.visitors import InternalTraversal
 from sqlalchemy.types import NullType, TypeDecorator, TypeEngine
 
-from shopsvc.sql.prepared import Prepared
+from shopsvc.sql.prepared import Prepared, column_key
 from shopsvc.sql.tables import Id, Money
 
 # --- ids bound as one parameter
@@ -157,7 +157,7 @@ class Bundle:
         self.slots = [f"{kind}{n}" for kind in SLOT_TYPES for n in range(1, counts[kind] + 1)]
         branches = []
         for number, (query, layout) in enumerate(zip(parts.values(), layouts, strict=True)):
-            self.columns.append([(column.key, slot) for column, slot in layout])
+            self.columns.append([(column_key(column.key), slot) for column, slot in layout])
             filled = {slot: column for column, slot in layout}
             order = tuple(query._order_by_clauses)
             seq = func.row_number().over(order_by=order) if order else literal_column("0")
@@ -180,6 +180,11 @@ class Bundle:
             union.selected_columns.part, union.selected_columns.seq
         )
         self.prepared = Prepared(self.statement)
+        index = {slot: i + 2 for i, slot in enumerate(self.slots)}
+        self.builders = [
+            _row_builder([(name, index[slot]) for name, slot in columns])
+            for columns in self.columns
+        ]
 
     def run(self, conn: Any, params: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
         """Each part's rows, the statement executed with ``params``."""
@@ -188,9 +193,20 @@ class Bundle:
     def split(self, rows: Any) -> dict[str, list[dict[str, Any]]]:
         """Each part's rows (``conn.execute(bundle.statement)``), in the part's order."""
         found: dict[str, list[dict[str, Any]]] = {name: [] for name in self.names}
-        index = {slot: i + 2 for i, slot in enumerate(self.slots)}
-        layouts = [[(name, index[slot]) for name, slot in columns] for columns in self.columns]
+        parts = [
+            (found[name].append, build)
+            for name, build in zip(self.names, self.builders, strict=True)
+        ]
         for row in rows:
-            number = row[0]
-            found[self.names[number]].append({name: row[i] for name, i in layouts[number]})
+            append, build = parts[row[0]]
+            append(build(row))
         return found
+
+
+def _row_builder(columns: Sequence[tuple[str, int]]) -> Callable[[Sequence[Any]], dict[str, Any]]:
+    """``lambda row: {"name": row[2], …}``: a part's row as a dict of its ``(name, position)``
+    columns, compiled once as one dict display, which Python builds at a third of the cost of a
+    comprehension over the columns (a page of products splits tens of thousands of rows). The
+    names are column keys (``repr`` writes them as string literals), the positions integers."""
+    display = ", ".join(f"{name!r}: row[{int(position)}]" for name, position in columns)
+    return eval(f"lambda row: {{{display}}}", {})

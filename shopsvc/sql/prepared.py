@@ -17,6 +17,7 @@ not in a transaction (the first statement of an autobegin) run through ``conn.ex
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,7 +93,7 @@ class Prepared:
                 names=tuple(names),
                 fixed=frozenset(expanding),
                 positional=bool(dialect.positional),
-                keys=tuple(column[0] for column in compiled._result_columns),
+                keys=tuple(column_key(column[0]) for column in compiled._result_columns),
                 types=tuple(column[3] for column in compiled._result_columns),
             )
         self._plans[dialect.name] = plan
@@ -145,6 +146,14 @@ class Prepared:
             return [dict(row._mapping) for row in rows]
         keys = plan.keys
         return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def column_key(name: str) -> str:
+    """A result column's name as a row dict's key: a plain interned ``str``. SQLAlchemy names
+    columns with a ``str`` subclass (``quoted_name``), which every ``row["status"]`` would have
+    to compare character by character with the literal; an interned ``str`` is the literal
+    itself, found at once."""
+    return sys.intern(str(name))
 
 
 def _run(conn: Connection, sql: str, parameters: Any) -> tuple[list[Any], Any]:

@@ -109,10 +109,11 @@ class ProductAttribute:
     variation: bool
     order_by: str
     options: list[Any] = field(default_factory=list)
+    #: ``attribute_id is not None``: a global attribute.
+    is_global: bool = field(init=False)
 
-    @property
-    def is_global(self) -> bool:
-        return self.attribute_id is not None
+    def __post_init__(self) -> None:
+        self.is_global = self.attribute_id is not None
 
 
 @dataclass
@@ -141,14 +142,14 @@ class ProductData:
     parent: ProductData | None = None
     children: list[ProductData] = field(default_factory=list)
     children_loaded: bool = False
+    #: ``row["id"]`` and ``row["type"]``, read once: a page of records asks for them thousands
+    #: of times.
+    id: int = field(init=False)
+    type: str = field(init=False)
 
-    @property
-    def id(self) -> int:
-        return int(self.row["id"])
-
-    @property
-    def type(self) -> str:
-        return str(self.row["type"])
+    def __post_init__(self) -> None:
+        self.id = int(self.row["id"])
+        self.type = str(self.row["type"])
 
     @property
     def featured_image(self) -> dict[str, Any] | None:
@@ -174,8 +175,10 @@ class ProductData:
 
 
 def _id_list(text: str | None) -> list[int]:
+    if not text or text == "[]":  # most products have none: nothing to parse
+        return []
     try:
-        value = json.loads(text or "[]")
+        value = json.loads(text)
     except ValueError:
         return []
     if not isinstance(value, list):

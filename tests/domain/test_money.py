@@ -62,6 +62,24 @@ def test_format_timestamp() -> None:
     assert format_timestamp(aware) == "2015-01-21T13:19:58Z"
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        dt.datetime(2015, 1, 21, 13, 19, 58, 999999),  # fractions are dropped, not rounded
+        dt.datetime(1, 1, 1),
+        dt.datetime(999, 12, 31, 23, 59, 59),  # strftime writes no leading zeros below 1000
+        dt.datetime(1000, 1, 1, 0, 0, 1, 5),
+        dt.datetime(9999, 12, 31, 23, 59, 59, 1),
+        dt.datetime(2015, 1, 21, 0, 30, 0, 7, tzinfo=dt.timezone(dt.timedelta(hours=1))),
+        dt.datetime(2015, 1, 21, 13, 19, 58, fold=1),
+    ],
+)
+def test_format_timestamp_is_the_strftime_format(value: dt.datetime) -> None:
+    """The fast path writes exactly what ``strftime`` of the one format writes."""
+    utc = value.astimezone(dt.UTC).replace(tzinfo=None) if value.tzinfo else value
+    assert format_timestamp(value) == utc.strftime(timestamps.TIMESTAMP_FORMAT)
+
+
 def test_one_rule_everywhere() -> None:
     assert tax.round_money is money.round_money
     assert rendering.format_decimal is money.format_decimal
