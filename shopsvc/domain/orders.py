@@ -141,21 +141,29 @@ def merge_tax_lines(items: Iterable[TaxItem]) -> list[MergedTaxLine]:
     Codes keep the order of their first item; ``id``, ``rate_id``, ``title`` and ``compound``
     come from the last item with that code; an empty title reads ``Tax``.
     """
-    merged: dict[str, MergedTaxLine] = {}
+    totals: dict[str, Decimal] = {}  # by code, in the order of the codes' first items
+    last: dict[str, TaxItem] = {}
     for item in items:
-        previous = merged.get(item.code)
         total = item.tax_total + item.shipping_tax_total
-        if previous is not None:
-            total += previous.total
-        merged[item.code] = MergedTaxLine(
-            id=item.id,
-            rate_id=item.rate_id,
-            code=item.code,
-            title=item.title or "Tax",
-            total=total,
-            compound=item.compound,
+        previous = totals.get(item.code)
+        totals[item.code] = total if previous is None else total + previous
+        last[item.code] = item
+    merged = []
+    for code, total in totals.items():
+        if total.is_zero():
+            continue
+        item = last[code]
+        merged.append(
+            MergedTaxLine(
+                id=item.id,
+                rate_id=item.rate_id,
+                code=code,
+                title=item.title or "Tax",
+                total=total,
+                compound=item.compound,
+            )
         )
-    return [line for line in merged.values() if not line.total.is_zero()]
+    return merged
 
 
 def order_subtotal(
