@@ -110,9 +110,13 @@ def new_order_key() -> str:
     return ORDER_KEY_PREFIX + "".join(secrets.choice(_KEY_ALPHABET) for _ in range(_KEY_LENGTH))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TaxItem:
-    """A stored tax item of an order (one per rate id), as the merge needs it."""
+    """A stored tax item of an order (one per rate id), as the merge needs it.
+
+    Not frozen, nor is :class:`MergedTaxLine`: a page of 1000 orders makes a few thousand of
+    each, and a frozen dataclass sets each field through ``object.__setattr__`` (its records'
+    tax lines took half as long again); nothing changes them once made."""
 
     id: int
     rate_id: int
@@ -123,7 +127,7 @@ class TaxItem:
     shipping_tax_total: Decimal
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MergedTaxLine:
     """One ``tax_lines[]`` entry before formatting (reference §1.4)."""
 
