@@ -17,6 +17,8 @@ from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS
 
 Row = dict[str, Any]
 GRAVATAR = "https://secure.gravatar.com/avatar/"
+#: The query of every avatar URL (size 96, the "mystery man" default, rating G).
+_AVATAR_QUERY = urlencode({"s": 96, "d": "mm", "r": "g"})
 
 
 def _profile_address(values: dict[str, Any], fields: Sequence[str]) -> dict[str, str]:
@@ -26,7 +28,7 @@ def _profile_address(values: dict[str, Any], fields: Sequence[str]) -> dict[str,
 def avatar_url(email: str) -> str:
     """The Gravatar URL of an email address, as WordPress' ``get_avatar_url`` builds it."""
     digest = hashlib.md5(email.strip().lower().encode("utf-8"), usedforsecurity=False)
-    return f"{GRAVATAR}{digest.hexdigest()}?{urlencode({'s': 96, 'd': 'mm', 'r': 'g'})}"
+    return f"{GRAVATAR}{digest.hexdigest()}?{_AVATAR_QUERY}"
 
 
 def customer_block(customer: CustomerData) -> Row:

@@ -46,7 +46,7 @@ from shopsvc.records.products import product_records
 from shopsvc.records.taxes import tax_record
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql import taxes as taxes_sql
-from shopsvc.sql.orders import OrderData, OrdersData
+from shopsvc.sql.orders import CustomerData, OrderData, OrdersData
 from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS
 
 Row = dict[str, Any]
@@ -105,77 +105,116 @@ def not_found(order_id: int) -> ApiError:
 
 @dataclass
 class _Batch:
-    """One page's data and what the expansions add, shared by its records."""
+    """One page's data and what the expansions add, shared by its records, with what every
+    record of the page reads alike worked out once: the options and shop settings, the base of
+    ``view_order_url``, and (filled as the records are built) the labels of the line meta keys
+    and the customer blocks -- a page of 1000 orders shows a few hundred customers and a few
+    dozen meta keys over and over."""
 
     context: RecordContext
     options: OrderOptions
     data: OrdersData
     products: dict[int, Row]
     rates: dict[int, Row]
+    #: ``options.dp``: the decimals of every money field but the customer's ``total_spent``
+    dp: int = field(init=False)
+    #: the shop's ``price_decimals`` and ``tax_round_at_subtotal``
+    price_decimals: int = field(init=False)
+    round_at_subtotal: bool = field(init=False)
+    #: ``view_order_url`` without the order id and its closing ``/``
+    order_url: str = field(init=False)
+    #: the label of a line meta key, by (key, line product id)
+    labels: dict[tuple[str, int], str] = field(init=False, default_factory=dict)
+    #: the ``customer`` block of a registered customer, by user id (one dict shared by the
+    #: customer's orders on the page, as ``product_data`` is shared by a product's lines)
+    customers: dict[int, Row] = field(init=False, default_factory=dict)
 
-    def money(self, value: Decimal | None) -> str:
-        return format_decimal(value, self.options.dp)
+    def __post_init__(self) -> None:
+        settings = self.context.settings
+        self.dp = self.options.dp
+        self.price_decimals = settings.price_decimals
+        self.round_at_subtotal = settings.tax_round_at_subtotal
+        self.order_url = f"{self.context.public_url}/my-account/view-order/"
 
     def store_money(self, value: Decimal | None) -> str:
         """Rounded to the store decimals first, then to ``dp`` (fee lines)."""
-        stored = round_money(value or 0, self.context.settings.price_decimals)
-        return format_decimal(stored, self.options.dp)
+        return format_decimal(round_money(value or 0, self.price_decimals), self.dp)
 
 
 # --- lines
+
+_ZERO = Decimal(0)
 
 
 def _line_product_id(item: Row) -> int:
     return int(item["variation_id"] or item["product_id"] or 0)
 
 
-def _sku(item: Row, batch: _Batch) -> str | None:
-    product = batch.data.products.get(_line_product_id(item))
+def _sku(item: Row, product_id: int, batch: _Batch) -> str | None:
+    """The SKU of the line's product (``product_id``: the variation, else the product); a
+    variation without one reads its parent's; None when the product no longer exists."""
+    product = batch.data.products.get(product_id)
     if product is None:
         return None
     return product.sku or (product.parent_sku if item["variation_id"] else "")
 
 
-def _meta_label(key: str, item: Row, batch: _Batch) -> str:
-    label = batch.data.global_labels.get(key)
+def _find_label(key: str, product_id: int, data: OrdersData) -> str:
+    label = data.global_labels.get(key)
     if label is not None:
         return label
     slug = slugify_name(key)
-    for name in batch.data.custom_labels.get(item["product_id"] or 0, []):
+    for name in data.custom_labels.get(product_id, []):
         if slugify_name(name) == slug:
             return name
     return key
 
 
-def _line_meta(item: Row, order: OrderData, batch: _Batch) -> list[Row]:
-    entries = []
-    for key, value in order.item_meta.get(item["id"], []):
-        if value == "" or (key.startswith("_") and not batch.options.all_item_meta):
-            continue
-        entries.append({"key": key, "value": value, "label": _meta_label(key, item, batch)})
-    return entries
+def _meta_label(key: str, item: Row, batch: _Batch) -> str:
+    """The label of a line meta key (see the module's note), found once per page for each key
+    and line product."""
+    product_id = item["product_id"] or 0
+    label = batch.labels.get((key, product_id))
+    if label is None:
+        label = batch.labels[key, product_id] = _find_label(key, product_id, batch.data)
+    return label
+
+
+def _line_meta(entries: list[tuple[str, str]], item: Row, batch: _Batch) -> list[Row]:
+    """The shown entries of a line's stored meta ``entries``: not empty, and not protected
+    (``_``-prefixed) unless ``options.all_item_meta``."""
+    every_key = batch.options.all_item_meta
+    return [
+        {"key": key, "value": value, "label": _meta_label(key, item, batch)}
+        for key, value in entries
+        if value != "" and (every_key or not key.startswith("_"))
+    ]
 
 
 def _line_item(item: Row, order: OrderData, batch: _Batch) -> Row:
+    dp = batch.dp
     quantity = int(item["quantity"])
-    price = item["total"] / quantity if quantity else Decimal(0)
+    total = item["total"]
+    product_id = _line_product_id(item)
+    meta = order.item_meta.get(item["id"])
     line = {
         "id": item["id"],
-        "subtotal": batch.money(item["subtotal"]),
-        "subtotal_tax": batch.money(item["subtotal_tax"]),
-        "total": batch.money(item["total"]),
-        "total_tax": batch.money(item["total_tax"]),
-        "price": batch.money(price),
+        "subtotal": format_decimal(item["subtotal"], dp),
+        "subtotal_tax": format_decimal(item["subtotal_tax"], dp),
+        "total": format_decimal(total, dp),
+        "total_tax": format_decimal(item["total_tax"], dp),
+        "price": format_decimal(total / quantity if quantity else _ZERO, dp),
         "quantity": quantity,
         "tax_class": item["tax_class"],
         "name": item["name"],
-        "product_id": _line_product_id(item),
-        "sku": _sku(item, batch),
-        "meta": _line_meta(item, order, batch),
+        "product_id": product_id,
+        "sku": _sku(item, product_id, batch),
+        "meta": _line_meta(meta, item, batch) if meta else [],
     }
-    product = batch.products.get(_line_product_id(item))
-    if product is not None:
-        line["product_data"] = product
+    if batch.products:
+        product = batch.products.get(product_id)
+        if product is not None:
+            line["product_data"] = product
     return line
 
 
@@ -184,11 +223,14 @@ def _shipping_line(item: Row, batch: _Batch) -> Row:
         "id": item["id"],
         "method_id": item["method_id"],
         "method_title": item["name"],
-        "total": batch.money(item["total"]),
+        "total": format_decimal(item["total"], batch.dp),
     }
 
 
 def _tax_lines(order: OrderData, batch: _Batch) -> list[Row]:
+    stored = order.items_of("tax")
+    if not stored:
+        return []
     items = (
         rules.TaxItem(
             id=item["id"],
@@ -199,7 +241,7 @@ def _tax_lines(order: OrderData, batch: _Batch) -> list[Row]:
             tax_total=item["tax_total"],
             shipping_tax_total=item["shipping_tax_total"],
         )
-        for item in order.items_of("tax")
+        for item in stored
     )
     lines = []
     for merged in rules.merge_tax_lines(items):
@@ -208,7 +250,7 @@ def _tax_lines(order: OrderData, batch: _Batch) -> list[Row]:
             "rate_id": merged.rate_id,
             "code": merged.code,
             "title": merged.title,
-            "total": batch.money(merged.total),
+            "total": format_decimal(merged.total, batch.dp),
             "compound": merged.compound,
         }
         rate = batch.rates.get(merged.rate_id)
@@ -229,14 +271,22 @@ def _fee_line(item: Row, batch: _Batch) -> Row:
 
 
 def _coupon_line(item: Row, batch: _Batch) -> Row:
-    return {"id": item["id"], "code": item["name"], "amount": batch.money(item["total"])}
+    return {
+        "id": item["id"],
+        "code": item["name"],
+        "amount": format_decimal(item["total"], batch.dp),
+    }
 
 
 # --- addresses and the customer
 
+#: (address field, ``orders`` column) of the billing and the shipping address.
+_BILLING_COLUMNS = tuple((name, f"billing_{name}") for name in BILLING_FIELDS)
+_SHIPPING_COLUMNS = tuple((name, f"shipping_{name}") for name in SHIPPING_FIELDS)
 
-def _order_address(row: Row, prefix: str, fields: Sequence[str]) -> dict[str, str]:
-    return {name: row[f"{prefix}_{name}"] or "" for name in fields}
+
+def _order_address(row: Row, columns: Sequence[tuple[str, str]]) -> dict[str, str]:
+    return {name: row[column] or "" for name, column in columns}
 
 
 def _guest_block(billing: dict[str, str], shipping: dict[str, str]) -> Row:
@@ -250,6 +300,23 @@ def _guest_block(billing: dict[str, str], shipping: dict[str, str]) -> Row:
     }
 
 
+def _customer(
+    customer: CustomerData | None,
+    billing: dict[str, str],
+    shipping: dict[str, str],
+    batch: _Batch,
+) -> Row:
+    """The ``customer`` block: a registered customer's (built once per page), else the guest
+    block of the order's addresses."""
+    if customer is None:
+        return _guest_block(dict(billing), dict(shipping))
+    user_id = customer.user["id"]
+    block = batch.customers.get(user_id)
+    if block is None:
+        block = batch.customers[user_id] = customer_block(customer)
+    return block
+
+
 def _order_meta(row: Row) -> dict[str, Any]:
     stored = orders_sql.parse_meta(row["order_meta"])
     return {key: value for key, value in stored.items() if not key.startswith("_")}
@@ -260,35 +327,36 @@ def _order_meta(row: Row) -> dict[str, Any]:
 
 def _record(order: OrderData, batch: _Batch) -> Row:
     row = order.row
-    settings = batch.context.settings
+    order_id = order.id
+    dp = batch.dp
     lines = order.items_of("line_item")
     shipping = order.items_of("shipping")
-    billing = _order_address(row, "billing", BILLING_FIELDS)
-    if not billing["email"] and order.customer is not None:
-        billing["email"] = order.customer.user["email"]
-    shipping_address = _order_address(row, "shipping", SHIPPING_FIELDS)
+    customer = order.customer
+    billing = _order_address(row, _BILLING_COLUMNS)
+    if not billing["email"] and customer is not None:
+        billing["email"] = customer.user["email"]
+    shipping_address = _order_address(row, _SHIPPING_COLUMNS)
     subtotal = rules.order_subtotal(
-        (item["subtotal"] for item in lines),
-        settings.price_decimals,
-        settings.tax_round_at_subtotal,
+        [item["subtotal"] for item in lines], batch.price_decimals, batch.round_at_subtotal
     )
+    line_items = [_line_item(item, order, batch) for item in lines]
     record: Row = {
-        "id": order.id,
-        "order_number": str(order.id),
+        "id": order_id,
+        "order_number": str(order_id),
         "order_key": row["order_key"],
         "created_at": format_timestamp(row["created_at"]),
         "updated_at": format_timestamp(row["updated_at"]),
         "completed_at": format_timestamp(row["date_completed"]),
         "status": row["status"],
         "currency": row["currency"],
-        "total": batch.money(row["total"]),
-        "subtotal": batch.money(subtotal),
-        "total_line_items_quantity": sum(int(item["quantity"]) for item in lines),
-        "total_tax": batch.money(row["total_tax"]),
-        "total_shipping": batch.money(row["shipping_total"]),
-        "cart_tax": batch.money(row["cart_tax"]),
-        "shipping_tax": batch.money(row["shipping_tax"]),
-        "total_discount": batch.money(row["discount_total"]),
+        "total": format_decimal(row["total"], dp),
+        "subtotal": format_decimal(subtotal, dp),
+        "total_line_items_quantity": sum(line["quantity"] for line in line_items),
+        "total_tax": format_decimal(row["total_tax"], dp),
+        "total_shipping": format_decimal(row["shipping_total"], dp),
+        "cart_tax": format_decimal(row["cart_tax"], dp),
+        "shipping_tax": format_decimal(row["shipping_tax"], dp),
+        "total_discount": format_decimal(row["discount_total"], dp),
         "shipping_methods": ", ".join(item["name"] for item in shipping),
         "payment_details": {
             "method_id": row["payment_method"],
@@ -301,17 +369,13 @@ def _record(order: OrderData, batch: _Batch) -> Row:
         "customer_ip": row["customer_ip"],
         "customer_user_agent": row["customer_user_agent"],
         "customer_id": int(row["customer_id"]),
-        "view_order_url": f"{batch.context.public_url}/my-account/view-order/{order.id}/",
-        "line_items": [_line_item(item, order, batch) for item in lines],
+        "view_order_url": f"{batch.order_url}{order_id}/",
+        "line_items": line_items,
         "shipping_lines": [_shipping_line(item, batch) for item in shipping],
         "tax_lines": _tax_lines(order, batch),
         "fee_lines": [_fee_line(item, batch) for item in order.items_of("fee")],
         "coupon_lines": [_coupon_line(item, batch) for item in order.items_of("coupon")],
-        "customer": (
-            customer_block(order.customer)
-            if order.customer is not None
-            else _guest_block(dict(billing), dict(shipping_address))
-        ),
+        "customer": _customer(customer, billing, shipping_address, batch),
     }
     if batch.options.meta:
         record["order_meta"] = _order_meta(row)

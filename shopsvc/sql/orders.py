@@ -320,19 +320,32 @@ class LineProduct:
 
 @dataclass
 class OrderData:
-    """An order row with its items (by id, every type), the items' meta and its customer."""
+    """An order row with its items (by id, every type; and by type, in the same order), the
+    items' meta and its customer."""
 
     row: Row
+    id: int = field(init=False)
     items: list[Row] = field(default_factory=list)
     item_meta: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
     customer: CustomerData | None = None
+    #: ``items`` by ``item_type`` (kept by :meth:`add_item`)
+    typed: dict[str, list[Row]] = field(default_factory=dict)
 
-    @property
-    def id(self) -> int:
-        return int(self.row["id"])
+    def __post_init__(self) -> None:
+        self.id = int(self.row["id"])
+
+    def add_item(self, item: Row) -> None:
+        """Append ``item`` (the next by id) to the order's items."""
+        self.items.append(item)
+        typed = self.typed.get(item["item_type"])
+        if typed is None:
+            self.typed[item["item_type"]] = [item]
+        else:
+            typed.append(item)
 
     def items_of(self, item_type: str) -> list[Row]:
-        return [item for item in self.items if item["item_type"] == item_type]
+        """The items of one type, by id (the order's own list: not to be changed)."""
+        return self.typed.get(item_type, [])
 
 
 @dataclass
@@ -372,20 +385,25 @@ def load_orders(
     if not wanted:
         return data
     if rows is None:
-        rows = _ROWS.mappings(conn, {"ids": wanted})
-    for row in rows:
-        if row["id"] in wanted:
-            data.orders[row["id"]] = OrderData(row=dict(row))
+        # fresh dicts, the loader's own
+        found_rows: Iterable[Row] = _ROWS.mappings(conn, {"ids": wanted})
+    else:
+        found_rows = (dict(row) for row in rows)
+    wanted_ids = set(wanted)
+    for row in found_rows:
+        if row["id"] in wanted_ids:
+            data.orders[row["id"]] = OrderData(row=row)
     if not data.orders:
         return data
     order_ids = sorted(data.orders)
     customer_ids = _unique(order.row["customer_id"] for order in data.orders.values())
     bundle = _children(bool(customer_ids))
     found = bundle.run(conn, {"order_ids": order_ids, "customer_ids": customer_ids})
+    orders_by_id = data.orders
     for item in found["items"]:
-        data.orders[item["order_id"]].items.append(item)
+        orders_by_id[item["order_id"]].add_item(item)
     for meta in found["item_meta"]:
-        metas = data.orders[meta["order_id"]].item_meta.setdefault(meta["item_id"], [])
+        metas = orders_by_id[meta["order_id"]].item_meta.setdefault(meta["item_id"], [])
         metas.append((meta["meta_key"], meta["meta_value"]))
     _line_products(data, found["line_products"])
     data.global_labels = {f"pa_{row['slug']}": row["name"] for row in found["global_labels"]}
