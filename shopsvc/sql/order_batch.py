@@ -4,9 +4,9 @@ plans read, loaded once for every element, and its writes, one statement per tab
 Reads (each one statement, whatever the number of elements): the targeted orders (locked, as a
 single edit locks its order), their line items, the users and profiles of the customers named,
 the products named by id or SKU with their families (parents, sibling variations), locked in
-one statement, and the variations' attribute values. Writes: multi-row inserts of orders, items, item meta, notes and
-new customer profiles; ``executemany`` updates of the edited orders, the profiles, the stock and
-the sales of the products.
+one statement, and the variations' attribute values. Writes: multi-row inserts of orders,
+items, item meta, notes and new customer profiles; ``executemany`` updates of the edited
+orders, the profiles, the stock and the sales of the products.
 
 Ids: on PostgreSQL a failed one-by-one element still uses up the sequence values of the rows it
 inserted before failing, so the writer reserves the ids (``nextval``, one statement per table)
