@@ -63,7 +63,7 @@ class _Context:
     #: ``{public_url}/product/``, where every permalink starts.
     product_url: str
     decimals: int
-    points: dict[int, pricing.PricePoint] = field(default_factory=dict)
+    points: dict[tuple[Any, ...], pricing.PricePoint] = field(default_factory=dict)
     summaries: dict[int, _Summary] = field(default_factory=dict)
     stocks: dict[int, _Stock] = field(default_factory=dict)
     variation_values: dict[int, list[tuple[ProductAttribute, str, str]]] = field(
@@ -108,13 +108,13 @@ class _Summary(NamedTuple):
 
 def _own_point(node: ProductData, ctx: _Context) -> pricing.PricePoint:
     """The :class:`~shopsvc.domain.pricing.PricePoint` of ``node``'s own prices and sale window,
-    computed once per node (a variation's is read by its parent's price and by its record)."""
-    found = ctx.points.get(node.id)
+    computed once per combination of them (a page repeats a few; a variation's is read by its
+    parent's price and by its record)."""
+    row = node.row
+    prices = (row["regular_price"], row["sale_price"], row["sale_from"], row["sale_to"])
+    found = ctx.points.get(prices)
     if found is None:
-        row = node.row
-        found = ctx.points[node.id] = pricing.price_point(
-            row["regular_price"], row["sale_price"], row["sale_from"], row["sale_to"], ctx.now
-        )
+        found = ctx.points[prices] = pricing.price_point(*prices, ctx.now)
     return found
 
 
@@ -142,6 +142,13 @@ def _children_points(node: ProductData, ctx: _Context) -> list[pricing.PricePoin
     ]
 
 
+@functools.lru_cache(maxsize=1024)
+def _summary_point(low: Decimal | None, on_sale: bool) -> pricing.PricePoint:
+    """What a variable or grouped product counts with in its group's price: its lowest price and
+    whether a child is on sale (few combinations: the immutable points are shared)."""
+    return pricing.PricePoint(low, None, on_sale)
+
+
 def _summary(node: ProductData, ctx: _Context) -> _Summary:
     found = ctx.summaries.get(node.id)
     if found is None:
@@ -156,7 +163,7 @@ def _compute_summary(node: ProductData, ctx: _Context) -> _Summary:
         low = min(prices) if prices else None
         on_sale = any(p.on_sale for p in points if p.price is not None)
         html = pricing.price_html(node.type, ctx.money, children=points)
-        return _Summary(low, on_sale, html, pricing.PricePoint(low, None, on_sale))
+        return _Summary(low, on_sale, html, _summary_point(low, on_sale))
     point = _own_point(node, ctx)
     kind = node.type if node.type in OWN_PRICE_TYPES else "simple"
     return _Summary(point.price, point.on_sale, pricing.price_html(kind, ctx.money, point), point)

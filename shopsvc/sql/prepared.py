@@ -145,7 +145,15 @@ class Prepared:
         if plan is None or not conn.in_transaction():
             return [dict(row._mapping) for row in rows]
         keys = plan.keys
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+        # Each row a copy of one dict of the keys, its values then set: cheaper than building
+        # each dict key by key (copying reuses the keys' table; no dict grows).
+        template = dict.fromkeys(keys)
+        found = []
+        for row in rows:
+            mapping = template.copy()
+            mapping.update(zip(keys, row, strict=True))
+            found.append(mapping)
+        return found
 
 
 def column_key(name: str) -> str:

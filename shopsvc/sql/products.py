@@ -301,9 +301,10 @@ def load_products(
     def add(found: Iterable[dict[str, Any]]) -> list[ProductData]:
         added = []
         for row in found:
-            if row["id"] not in nodes:
-                nodes[row["id"]] = ProductData(row=row)
-            added.append(nodes[row["id"]])
+            node = nodes.get(row["id"])
+            if node is None:
+                node = nodes[row["id"]] = ProductData(row)
+            added.append(node)
         return added
 
     def children_of(parent_ids: Iterable[int]) -> list[dict[str, Any]]:
@@ -325,9 +326,10 @@ def load_products(
         loaded_children.update(grand)
 
     _link(nodes, loaded_children)
-    related_for = _chunks(n.id for n in nodes.values() if n.type != "variation")
+    params = _children_params(nodes)
+    related_for = params["related_for"]
     bundle = _children(hide_out_of_stock, conn.dialect.name)
-    found = bundle.run(conn, _children_params(nodes, related_for))
+    found = bundle.run(conn, params)
     _load_images(nodes, found)
     _load_terms(nodes, found)
     _load_attributes(nodes, found)
@@ -338,16 +340,22 @@ def load_products(
     return nodes
 
 
-def _children_params(nodes: dict[int, ProductData], related_for: list[int]) -> dict[str, Any]:
-    values = nodes.values()
+def _children_params(nodes: dict[int, ProductData]) -> dict[str, Any]:
+    """The parameters of :func:`_children` for the loaded ``nodes``, each id list sorted."""
+    image_ids, class_ids, variation_ids, related_for = set(), set(), [], []
+    for node_id, node in nodes.items():
+        row = node.row
+        if row["image_id"]:
+            image_ids.add(row["image_id"])
+        if row["shipping_class_id"]:
+            class_ids.add(row["shipping_class_id"])
+        (variation_ids if node.type == "variation" else related_for).append(node_id)
     return {
-        "ids": _chunks(nodes),
-        "image_ids": _chunks(n.row["image_id"] for n in values if n.row["image_id"]),
-        "class_ids": _chunks(
-            n.row["shipping_class_id"] for n in values if n.row["shipping_class_id"]
-        ),
-        "variation_ids": _chunks(n.id for n in values if n.type == "variation"),
-        "related_for": related_for,
+        "ids": sorted(nodes),
+        "image_ids": sorted(image_ids),
+        "class_ids": sorted(class_ids),
+        "variation_ids": sorted(variation_ids),
+        "related_for": sorted(related_for),
     }
 
 
@@ -444,7 +452,13 @@ def _load_images(nodes: dict[int, ProductData], loaded: Loaded) -> None:
     for row in loaded["gallery"]:
         lists[row["product_id"]].append(row["media_id"])
     for node in nodes.values():
-        id_list = ([node.row["image_id"]] if node.row["image_id"] else []) + lists.get(node.id, [])
+        image_id = node.row["image_id"]
+        gallery = lists.get(node.id)
+        if gallery is None:  # most nodes (variations): their own image at most
+            media_row = found.get(image_id) if image_id else None
+            node.images = [ProductImage(0, media_row)] if media_row is not None else []
+            continue
+        id_list = [image_id, *gallery] if image_id else gallery
         node.images = [
             ProductImage(position, found[media_id])
             for position, media_id in enumerate(id_list)
