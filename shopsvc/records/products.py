@@ -65,6 +65,7 @@ class _Context:
     decimals: int
     points: dict[tuple[Any, ...], pricing.PricePoint] = field(default_factory=dict)
     summaries: dict[int, _Summary] = field(default_factory=dict)
+    priced: dict[tuple[Any, ...], _Summary] = field(default_factory=dict)
     stocks: dict[int, _Stock] = field(default_factory=dict)
     variation_values: dict[int, list[tuple[ProductAttribute, str, str]]] = field(
         default_factory=dict
@@ -142,13 +143,6 @@ def _children_points(node: ProductData, ctx: _Context) -> list[pricing.PricePoin
     ]
 
 
-@functools.lru_cache(maxsize=1024)
-def _summary_point(low: Decimal | None, on_sale: bool) -> pricing.PricePoint:
-    """What a variable or grouped product counts with in its group's price: its lowest price and
-    whether a child is on sale (few combinations: the immutable points are shared)."""
-    return pricing.PricePoint(low, None, on_sale)
-
-
 def _summary(node: ProductData, ctx: _Context) -> _Summary:
     found = ctx.summaries.get(node.id)
     if found is None:
@@ -157,15 +151,26 @@ def _summary(node: ProductData, ctx: _Context) -> _Summary:
 
 
 def _compute_summary(node: ProductData, ctx: _Context) -> _Summary:
+    """The summary of ``node``'s kind and price points (its own, or its counted children's):
+    computed once per combination of them (a page repeats a few)."""
     if node.type in ("variable", "grouped"):
-        points = _children_points(node, ctx)
+        key: tuple[Any, ...] = (node.type, *_children_points(node, ctx))
+    else:
+        key = (node.type if node.type in OWN_PRICE_TYPES else "simple", _own_point(node, ctx))
+    found = ctx.priced.get(key)
+    if found is None:
+        found = ctx.priced[key] = _priced(key[0], key[1:], ctx)
+    return found
+
+
+def _priced(kind: str, points: Sequence[pricing.PricePoint], ctx: _Context) -> _Summary:
+    if kind in ("variable", "grouped"):
         prices = [p.price for p in points if p.price is not None]
         low = min(prices) if prices else None
         on_sale = any(p.on_sale for p in points if p.price is not None)
-        html = pricing.price_html(node.type, ctx.money, children=points)
-        return _Summary(low, on_sale, html, _summary_point(low, on_sale))
-    point = _own_point(node, ctx)
-    kind = node.type if node.type in OWN_PRICE_TYPES else "simple"
+        html = pricing.price_html(kind, ctx.money, children=points)
+        return _Summary(low, on_sale, html, pricing.PricePoint(low, None, on_sale))
+    point = points[0]
     return _Summary(point.price, point.on_sale, pricing.price_html(kind, ctx.money, point), point)
 
 
