@@ -51,8 +51,9 @@ def not_found(product_id: int) -> ApiError:
 @dataclass
 class _Context:
     """The record context plus what one batch of records computes once and shares: the
-    settings and URLs every record reads, and each node's prices, stock and variation
-    attributes (a variation's are read by its parent's record and by its own)."""
+    settings and URLs every record reads; each price point and price summary once per
+    combination of prices (a page repeats a few); each node's summary, stock and variation
+    attributes once (a variation's are read by its parent's record and by its own)."""
 
     base: RecordContext
     settings: Settings
