@@ -333,6 +333,9 @@ class OrderData:
 
     def __post_init__(self) -> None:
         self.id = int(self.row["id"])
+        given, self.items = self.items, []
+        for item in given:
+            self.add_item(item)
 
     def add_item(self, item: Row) -> None:
         """Append ``item`` (the next by id) to the order's items."""
@@ -399,11 +402,10 @@ def load_orders(
     customer_ids = _unique(order.row["customer_id"] for order in data.orders.values())
     bundle = _children(bool(customer_ids))
     found = bundle.run(conn, {"order_ids": order_ids, "customer_ids": customer_ids})
-    orders_by_id = data.orders
     for item in found["items"]:
-        orders_by_id[item["order_id"]].add_item(item)
+        data.orders[item["order_id"]].add_item(item)
     for meta in found["item_meta"]:
-        metas = orders_by_id[meta["order_id"]].item_meta.setdefault(meta["item_id"], [])
+        metas = data.orders[meta["order_id"]].item_meta.setdefault(meta["item_id"], [])
         metas.append((meta["meta_key"], meta["meta_value"]))
     _line_products(data, found["line_products"])
     data.global_labels = {f"pa_{row['slug']}": row["name"] for row in found["global_labels"]}
