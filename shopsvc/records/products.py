@@ -497,9 +497,24 @@ def _purchaseable(node: ProductData, ctx: _Context, price: Decimal | None) -> bo
     return catalog.purchaseable(node.type, node.row["status"], price, shown, can_edit=ctx.can_edit)
 
 
+def _tax_and_stock(
+    node: ProductData, ctx: _Context, tax_status: str, held: _Stock
+) -> dict[str, Any]:
+    """The tax and stock fields, which products and variations show alike (in this order)."""
+    return {
+        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
+        "tax_status": tax_status,
+        "tax_class": _tax_class(node),
+        "managing_stock": held.managing,
+        "stock_quantity": held.quantity,
+        "in_stock": held.in_stock,
+        "backorders_allowed": held.backorders_allowed,
+        "backordered": held.backordered,
+    }
+
+
 def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
-    """One element of ``variations`` (reference §3, in its order). The tax and stock fields are
-    the product record's, in the same order."""
+    """One element of ``variations`` (reference §3, in its order)."""
     row = node.row
     values = _inherited(node)
     point = _own_point(node, ctx)  # a variation's price is its own (see _compute_summary)
@@ -518,14 +533,7 @@ def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
         "price": ctx.price(point.price),
         "regular_price": ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
-        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
-        "tax_status": tax_status,
-        "tax_class": _tax_class(node),
-        "managing_stock": held.managing,
-        "stock_quantity": held.quantity,
-        "in_stock": held.in_stock,
-        "backorders_allowed": held.backorders_allowed,
-        "backordered": held.backordered,
+        **_tax_and_stock(node, ctx, tax_status, held),
         "purchaseable": catalog.purchaseable(
             "variation", row["status"], point.price, shown, can_edit=ctx.can_edit
         ),
@@ -594,14 +602,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "regular_price": "" if kind in ("variable", "grouped") else ctx.price(row["regular_price"]),
         "sale_price": ctx.optional_price(row["sale_price"]),
         "price_html": summary.html,
-        "taxable": tax_status == "taxable" and ctx.settings.calc_taxes,
-        "tax_status": tax_status,
-        "tax_class": _tax_class(node),
-        "managing_stock": held.managing,
-        "stock_quantity": held.quantity,
-        "in_stock": held.in_stock,
-        "backorders_allowed": held.backorders_allowed,
-        "backordered": held.backordered,
+        **_tax_and_stock(node, ctx, tax_status, held),
         "sold_individually": bool(source.row["sold_individually"]),
         "purchaseable": _purchaseable(node, ctx, summary.price),
         "featured": bool(row["featured"]),
