@@ -21,7 +21,7 @@ from sqlalchemy import ColumnElement, CompoundSelect, Select, func, select, unio
 from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import order_counts, orders
 
-#: The trashed orders' status (``shopsvc.sql.orders.TRASH``, which imports this module).
+#: The trashed orders' status (``shopsvc.sql.orders`` takes it from here).
 TRASH = "trash"
 #: The list parameters that do not narrow the set counted (paging, ordering) and the two the
 #: counters answer; any other one that differs from its default is a filter they cannot.
@@ -86,8 +86,9 @@ def split(low: dt.datetime | None, high: dt.datetime | None) -> Split:
     return Split(whole, tuple(pieces))
 
 
-def _status_term(column: ColumnElement[Any], statuses: tuple[str, ...] | None) -> Any:
-    """Every status but trash (``statuses`` None), else the listed ones."""
+def status_term(column: ColumnElement[Any], statuses: tuple[str, ...] | None) -> Any:
+    """Every status but trash (``statuses`` None), else the listed ones: the status filter of
+    every order list and count, on ``orders.status`` or ``order_counts.status``."""
     return column != TRASH if statuses is None else column.in_(statuses)
 
 
@@ -119,12 +120,12 @@ def total_query(params: ListFilters, statuses: tuple[str, ...] | None) -> Select
     parts: list[Any] = []
     if found.days is not None:
         counted = select(func.coalesce(func.sum(order_counts.c.n), 0)).where(
-            _status_term(order_counts.c.status, statuses), *_day_terms(found.days)
+            status_term(order_counts.c.status, statuses), *_day_terms(found.days)
         )
         parts.append(counted.scalar_subquery())
     for piece in found.pieces:
         scanned = select(func.count()).where(
-            _status_term(orders.c.status, statuses), *_piece_terms(piece)
+            status_term(orders.c.status, statuses), *_piece_terms(piece)
         )
         parts.append(scanned.scalar_subquery())
     total = parts[0]

@@ -88,7 +88,7 @@ LISTED_STATUSES = (
     "refunded",
     "failed",
 )
-TRASH = "trash"
+TRASH = order_counts.TRASH
 #: The statuses whose totals count in a customer's ``total_spent``.
 PAID_STATUSES = ("completed", "processing")
 
@@ -151,10 +151,7 @@ class OrderFilters:
 
 def _filter_terms(filters: OrderFilters, *, counting: bool = False) -> list[ColumnElement[bool]]:
     terms: list[ColumnElement[bool]] = []
-    if filters.statuses is None:
-        terms.append(orders.c.status != TRASH)
-    else:
-        terms.append(orders.c.status.in_(filters.statuses))
+    terms.append(order_counts.status_term(orders.c.status, filters.statuses))
     if filters.customer_id:
         terms.append(orders.c.customer_id == filters.customer_id)
     if filters.product_id is not None:
