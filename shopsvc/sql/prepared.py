@@ -116,7 +116,7 @@ class Prepared:
         parameters: Any = bound
         if plan.positional:
             parameters = tuple(bound[name] for name in plan.names)
-        found, description = _run(conn, plan.sql, parameters)
+        found, description = _run(conn, plan.sql, parameters, not plan.processors)
         if not plan.processors:
             chosen = (
                 type_._cached_result_processor(conn.dialect, column[1])
@@ -164,9 +164,13 @@ def column_key(name: str) -> str:
     return sys.intern(str(name))
 
 
-def _run(conn: Connection, sql: str, parameters: Any) -> tuple[list[Any], Any]:
-    """The rows and the cursor description of ``sql`` run on the connection's driver cursor,
-    between the engine's cursor events."""
+def _run(
+    conn: Connection, sql: str, parameters: Any, describe: bool
+) -> tuple[list[Any], Any]:
+    """The rows of ``sql`` run on the connection's driver cursor, between the engine's cursor
+    events, and when ``describe`` is true the cursor's description (psycopg builds it anew,
+    a ``Column`` per column, each time it is read: only the first execution of a plan needs
+    it)."""
     dispatch = conn.dispatch
     context = _Context()
     cursor = conn.connection.driver_connection.cursor()  # type: ignore[union-attr]
@@ -184,6 +188,6 @@ def _run(conn: Connection, sql: str, parameters: Any) -> tuple[list[Any], Any]:
         if dispatch.after_cursor_execute:
             for listener in dispatch.after_cursor_execute:
                 listener(conn, cursor, sql, parameters, context, False)
-        return found, cursor.description
+        return found, cursor.description if describe else None
     finally:
         cursor.close()
