@@ -4,8 +4,10 @@ The floor of a request is what any implementation has to spend to answer it: the
 statements the request ran (captured with SQLAlchemy's ``before_cursor_execute`` event during
 one request: statement text and parameters, with the transactions' commits and rollbacks)
 replayed on a raw DBAPI connection of the same database and fetched
-(``cursor.execute(sql, params); cursor.fetchall()``), plus serialising the same response body
-with the fastest JSON encoder available (``orjson.dumps`` of the decoded body).
+(``cursor.execute(sql, params); cursor.fetchall()``; on psycopg with PostgreSQL's ``$n``
+placeholders on a ``RawCursor``, as the service runs its hot statements), plus serialising
+the same response body with the fastest JSON encoder available (``orjson.dumps`` of the
+decoded body).
 
 The service is timed through the real WSGI application (every tween, authentication included),
 called directly (``bench.common.wsgi_request``). Service and floor runs alternate, so that a
@@ -23,10 +25,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+import psycopg
 import sqlalchemy as sa
 
 from bench.common import WsgiResponse, wsgi_request
 from shopsvc.db import make_engine
+from shopsvc.sql.prepared import native_sql
 
 #: Statements that only frame transactions (PostgreSQL's driver sends BEGIN by itself).
 CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "END")
@@ -123,8 +127,12 @@ def capture(engine: sa.Engine) -> Iterator[Trace]:
 
 
 def replay(dbapi_connection: Any, steps: Iterable[tuple[Any, ...]]) -> None:
-    """Run ``steps`` on a raw DBAPI connection, fetching every result."""
+    """Run ``steps`` on a raw DBAPI connection, fetching every result. On psycopg a statement
+    with named parameters runs as the service runs its prepared ones: with PostgreSQL's ``$n``
+    placeholders on a ``RawCursor`` (no parse of the query on each execution)."""
     cursor = dbapi_connection.cursor()
+    psycopg_driver = isinstance(dbapi_connection, psycopg.Connection)
+    raw = psycopg.RawCursor(dbapi_connection) if psycopg_driver else None
     try:
         for step in steps:
             if step[0] == "sql":
@@ -133,6 +141,11 @@ def replay(dbapi_connection: Any, steps: Iterable[tuple[Any, ...]]) -> None:
                     cursor.executemany(statement, parameters)
                 elif parameters is None:
                     cursor.execute(statement)
+                elif raw is not None and isinstance(parameters, dict):
+                    sql, names = native_sql(statement)
+                    raw.execute(sql, [parameters[name] for name in names])
+                    raw.fetchall()
+                    continue
                 else:
                     cursor.execute(statement, parameters)
                 if cursor.description is not None:
@@ -143,6 +156,8 @@ def replay(dbapi_connection: Any, steps: Iterable[tuple[Any, ...]]) -> None:
                 dbapi_connection.rollback()
     finally:
         cursor.close()
+        if raw is not None:
+            raw.close()
 
 
 @contextmanager

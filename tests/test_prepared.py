@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql.bundle import Bundle, ids_in
-from shopsvc.sql.prepared import Prepared
+from shopsvc.sql.prepared import Prepared, native_sql
 from shopsvc.sql.tables import orders, products
 from tests.catalog_factory import CatalogFactory
 from tests.helpers.sql import statements
@@ -135,3 +135,43 @@ def test_an_order_read_by_its_prepared_statement(engine: sa.Engine) -> None:
         expected = dict(conn.execute(orders_sql.get_query(order_id)).mappings().one())
     assert row == expected
     assert row is not None and row["status"] == "pending"
+
+
+def test_native_placeholders_number_each_name_once_and_keep_literal_percents() -> None:
+    sql, names = native_sql(
+        "SELECT %(a)s::INTEGER, 'x%%y', %(b_1)s, %(a)s WHERE t LIKE '%%%%(a)s' OR %%(a)s"
+    )
+    assert sql == "SELECT $1::INTEGER, 'x%y', $2, $1 WHERE t LIKE '%%(a)s' OR %(a)s"
+    assert names == ("a", "b_1")
+
+
+def test_a_long_statement_with_a_repeated_parameter_and_a_literal_percent(
+    engine: sa.Engine,
+) -> None:
+    """Longer than psycopg's 4 KB parse cache, a parameter used twice, a ``%`` in a literal:
+    the same rows as ``conn.execute`` (on PostgreSQL through a ``RawCursor``)."""
+    seeded = _seed(engine)
+    padding = " AND ".join(f"products.id != {-n}" for n in range(1, 400))
+    statement = (
+        sa.select(products.c.id, products.c.sku)
+        .where(sa.text(padding))
+        .where(products.c.sku.like("%-1"))
+        .where(products.c.id >= sa.bindparam("low"))
+        .where(sa.or_(products.c.id == sa.bindparam("low"), products.c.id > sa.bindparam("low")))
+        .order_by(products.c.id)
+    )
+    with engine.connect() as conn:
+        compiled = str(statement.compile(dialect=conn.dialect))
+    assert len(compiled) > 4096
+    expected, got = _both(engine, statement, {"low": 0})
+    assert got == expected == [
+        {"id": seeded["shirt"], "sku": "S-1"},
+        {"id": seeded["mug"], "sku": "M-1"},
+    ]
+    cursors: list[str] = []
+    with engine.connect() as conn, conn.begin():
+        sa.event.listen(
+            conn, "before_cursor_execute", lambda *args: cursors.append(type(args[1]).__name__)
+        )
+        Prepared(statement).rows(conn, {"low": 0})
+    assert cursors == (["RawCursor"] if engine.dialect.name == "postgresql" else ["Cursor"])
