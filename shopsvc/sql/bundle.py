@@ -179,7 +179,7 @@ class Bundle:
         self.statement: CompoundSelect = union.order_by(
             union.selected_columns.part, union.selected_columns.seq
         )
-        self.prepared = Prepared(self.statement)
+        self.prepared = Prepared(self.statement, one_row=True)
         index = {slot: i + 2 for i, slot in enumerate(self.slots)}
         self.builders = [
             _row_builder([(name, index[slot]) for name, slot in columns])

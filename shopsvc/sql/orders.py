@@ -419,7 +419,7 @@ def rows_query(ids: Ids) -> Select[Any]:
     return select(orders).where(ids_in(orders.c.id, ids))
 
 
-_ROWS = Prepared(rows_query("ids"))
+_ROWS = Prepared(rows_query("ids"), one_row=True)
 
 
 @functools.cache

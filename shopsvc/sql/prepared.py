@@ -13,6 +13,10 @@ the slow statement log and every statement count see it, and driver errors are r
 as SQLAlchemy's (``sqlalchemy.exc.DBAPIError`` subclasses), as ``conn.execute`` raises them.
 A statement that needs what this path does not do (an expanding ``IN``) and a connection that is
 not in a transaction (the first statement of an autobegin) run through ``conn.execute``.
+
+On SQLite, a statement of many rows made with ``one_row=True`` (the bundles, the record rows)
+runs as one row holding its rows as JSON (``sql.json_rows``): a GIL hand-off per statement, not
+per row. The cursor events see that form.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from typing import Any
 from sqlalchemy import Connection, exc
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import Executable
+
+from shopsvc.sql import json_rows
 
 Processor = Callable[[Any], Any] | None
 
@@ -45,6 +51,9 @@ class _Plan:
     #: (a driver's type codes choose them, e.g. psycopg's numeric): (position, processor) of
     #: the columns that have one.
     processors: list[tuple[tuple[int, Processor], ...]] = field(default_factory=list)
+    #: SQLite: ``sql`` as one row holding its rows (``sql.json_rows``), for a ``one_row``
+    #: statement.
+    one_row_sql: str | None = None
 
 
 class _Context:
@@ -58,10 +67,13 @@ class _Context:
 class Prepared:
     """``statement``, to run many times with different bound values (see the module)."""
 
-    __slots__ = ("_plans", "statement")
+    __slots__ = ("_plans", "one_row", "statement")
 
-    def __init__(self, statement: Executable) -> None:
+    def __init__(self, statement: Executable, *, one_row: bool = False) -> None:
         self.statement = statement
+        #: On SQLite, read its rows as one row of JSON (``sql.json_rows``): for a statement
+        #: of many rows.
+        self.one_row = one_row
         self._plans: dict[str, _Plan | None] = {}
 
     def _plan(self, dialect: Dialect) -> _Plan | None:
@@ -86,6 +98,7 @@ class Prepared:
             processors = {**compiled._bind_processors, **state.processors}
             positional = dialect.positional
             names = list(state.positiontup or ()) if positional else list(state.parameters)
+            types = tuple(column[3] for column in compiled._result_columns)
             plan = _Plan(
                 sql=state.statement,
                 defaults=defaults,
@@ -94,7 +107,10 @@ class Prepared:
                 fixed=frozenset(expanding),
                 positional=bool(dialect.positional),
                 keys=tuple(column_key(column[0]) for column in compiled._result_columns),
-                types=tuple(column[3] for column in compiled._result_columns),
+                types=types,
+                one_row_sql=json_rows.one_row_sql(state.statement, types)
+                if self.one_row and dialect.name == "sqlite"
+                else None,
             )
         self._plans[dialect.name] = plan
         return plan
@@ -116,7 +132,13 @@ class Prepared:
         parameters: Any = bound
         if plan.positional:
             parameters = tuple(bound[name] for name in plan.names)
-        found, description = _run(conn, plan.sql, parameters, not plan.processors)
+        found = None
+        if plan.one_row_sql is not None and json_rows.ENABLED:
+            one_row, _ = _run(conn, plan.one_row_sql, parameters, False)
+            found = json_rows.rows_of(one_row)
+            description = json_rows.description(len(plan.types))
+        if found is None:
+            found, description = _run(conn, plan.sql, parameters, not plan.processors)
         if not plan.processors:
             chosen = (
                 type_._cached_result_processor(conn.dialect, column[1])

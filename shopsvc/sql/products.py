@@ -247,7 +247,7 @@ def _family_rows() -> Select[Any]:
 
 @functools.cache
 def _family_prepared() -> Prepared:
-    return Prepared(_family_rows())
+    return Prepared(_family_rows(), one_row=True)
 
 
 def family_query(ids: Sequence[int]) -> Executable:
