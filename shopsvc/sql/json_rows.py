@@ -51,6 +51,9 @@ from sqlalchemy.types import TypeDecorator, TypeEngine
 #: Off only to compare both forms (tests, measurements).
 ENABLED = True
 
+#: The largest finite double.
+_MAX_REAL = "1.7976931348623157e308"
+
 
 def _may_be_real(type_: TypeEngine[Any]) -> bool:
     base = type_.impl_instance if isinstance(type_, TypeDecorator) else type_
@@ -60,8 +63,11 @@ def _may_be_real(type_: TypeEngine[Any]) -> bool:
 def one_row_sql(sql: str, types: Sequence[TypeEngine[Any]]) -> str:
     """``sql`` (its result columns of ``types``) as one row holding its rows (see the module)."""
     names = [f"c{i}" for i in range(len(types))]
+    # A finite REAL as 17 digits embedded as a JSON number; ``json()`` refuses ``Inf``, which is
+    # left to SQLite's JSON (``Inf``: no JSON, so :func:`rows_of` gives up).
     values = [
-        f"CASE typeof({name}) WHEN 'real' THEN json(printf('%!.17g', {name})) ELSE {name} END"
+        f"CASE WHEN typeof({name}) = 'real' AND abs({name}) <= {_MAX_REAL}"
+        f" THEN json(printf('%!.17g', {name})) ELSE {name} END"
         if _may_be_real(type_)
         else name
         for name, type_ in zip(names, types, strict=True)
