@@ -1,4 +1,4 @@
-"""``shopsvc.sql.json_rows``: on SQLite a ``one_row`` statement gives the rows, values and types
+"""``shopsvc.sql.json_rows``: on SQLite a statement read as one row gives the rows, values and types
 the plain statement gives (odd text, big integers, REALs, NULLs, booleans, order), and the
 record GETs answer the same bytes with it as without it; on both databases (PostgreSQL runs
 the plain statements either way)."""
@@ -31,12 +31,12 @@ def _odd(engine: sa.Engine) -> str:
 
 
 def _both(engine: sa.Engine, statement: Any, params: dict[str, Any]) -> tuple[Any, Any]:
-    """The rows of ``conn.execute`` and of the statement as a ``one_row`` :class:`Prepared`."""
+    """The rows of ``conn.execute`` and of the statement run by :class:`Prepared` as one row."""
     with engine.connect() as conn, conn.begin():
         expected = [dict(row) for row in conn.execute(statement, params).mappings()]
-        prepared = Prepared(statement, one_row=True)
-        got = prepared.mappings(conn, params)
-        assert prepared.mappings(conn, params) == got  # the plan, reused
+        prepared = Prepared(statement)
+        got = prepared.mappings(conn, params, one_row=True)
+        assert prepared.mappings(conn, params, one_row=True) == got  # the plan, reused
     return expected, got
 
 
@@ -154,3 +154,7 @@ def test_record_gets_answer_the_same_bytes(
         assert wrapped, "the JSON form ran"
     else:
         assert not wrapped
+    with statements(client, "json_group_array") as wrapped:
+        client.get(f"{ROOT}/products")
+        client.get(ORDERS)
+    assert not wrapped, "pages read their rows as they are"

@@ -179,16 +179,19 @@ class Bundle:
         self.statement: CompoundSelect = union.order_by(
             union.selected_columns.part, union.selected_columns.seq
         )
-        self.prepared = Prepared(self.statement, one_row=True)
+        self.prepared = Prepared(self.statement)
         index = {slot: i + 2 for i, slot in enumerate(self.slots)}
         self.builders = [
             _row_builder([(name, index[slot]) for name, slot in columns])
             for columns in self.columns
         ]
 
-    def run(self, conn: Any, params: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
-        """Each part's rows, the statement executed with ``params``."""
-        return self.split(self.prepared.rows(conn, params))
+    def run(
+        self, conn: Any, params: Mapping[str, Any], *, one_row: bool = False
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Each part's rows, the statement executed with ``params`` (``one_row``: see
+        ``Prepared.rows``)."""
+        return self.split(self.prepared.rows(conn, params, one_row=one_row))
 
     def split(self, rows: Any) -> dict[str, list[dict[str, Any]]]:
         """Each part's rows (``conn.execute(bundle.statement)``), in the part's order."""

@@ -1,4 +1,4 @@
-"""SQLite only: a statement of many rows read as ONE row, all its rows in a JSON array.
+"""SQLite only: a record's statements read as ONE row each, all their rows in a JSON array.
 
 Python's ``sqlite3`` releases the GIL around every ``sqlite3_step``, once per result row. Under
 waitress's threads, all wanting the GIL, each release may hand it to another thread and take it
@@ -9,9 +9,11 @@ back later (futex calls, context switches). A statement wrapped as
 
 is stepped twice whatever its row count; ``orjson`` turns its one value back into the rows,
 and :class:`~shopsvc.sql.prepared.Prepared` applies the columns' result processors to them as
-it does to the driver's rows. Measured (docs/sql.md, "Bundles"): served product GETs +14–19 %
-req/s, order GETs +2–10 %; a statement alone, single-threaded, costs the same or up to 10 %
-more. PostgreSQL's driver has no such per-row hand-off: nothing changes there.
+it does to the driver's rows (``Prepared.rows(…, one_row=True)``). :func:`for_records` decides
+when: for the statements of a single record (a GET), not for a page's. Measured (docs/sql.md,
+"Bundles"): served product GETs +14–19 % req/s, order GETs +2–10 %; a statement alone,
+single-threaded, costs the same within ±11 %, and a page gains nothing single-threaded.
+PostgreSQL's driver has no such per-row hand-off: nothing changes there.
 
 The values are the driver's, exactly:
 
@@ -53,6 +55,19 @@ ENABLED = True
 
 #: The largest finite double.
 _MAX_REAL = "1.7976931348623157e308"
+
+
+def for_records(count: int) -> bool:
+    """Whether the statements loading ``count`` records read their rows as one row.
+
+    Only for one record: a GET's statements have tens of rows, each a GIL hand-off under
+    waitress's threads, and read as one row they served 2–19 % more requests per second. A
+    page's thousands of rows gain nothing single-threaded (SQLite building the JSON costs what
+    ``sqlite3`` building the rows does), while its floor (``bench/floor.py`` replays the
+    statements without reading them back) would fall by a fifth for these statements: the list
+    benches' ratios would rise towards their 3x bound for no measured gain.
+    """
+    return count == 1
 
 
 def _may_be_real(type_: TypeEngine[Any]) -> bool:

@@ -14,9 +14,9 @@ as SQLAlchemy's (``sqlalchemy.exc.DBAPIError`` subclasses), as ``conn.execute`` 
 A statement that needs what this path does not do (an expanding ``IN``) and a connection that is
 not in a transaction (the first statement of an autobegin) run through ``conn.execute``.
 
-On SQLite, a statement of many rows made with ``one_row=True`` (the bundles, the record rows)
-runs as one row holding its rows as JSON (``sql.json_rows``): a GIL hand-off per statement, not
-per row. The cursor events see that form.
+On SQLite, ``rows(…, one_row=True)`` runs the statement as one row holding its rows as JSON
+(``sql.json_rows``, which says when): a GIL hand-off per statement, not per row. The cursor
+events see that form.
 """
 
 from __future__ import annotations
@@ -51,8 +51,7 @@ class _Plan:
     #: (a driver's type codes choose them, e.g. psycopg's numeric): (position, processor) of
     #: the columns that have one.
     processors: list[tuple[tuple[int, Processor], ...]] = field(default_factory=list)
-    #: SQLite: ``sql`` as one row holding its rows (``sql.json_rows``), for a ``one_row``
-    #: statement.
+    #: SQLite: ``sql`` as one row holding its rows (``sql.json_rows``).
     one_row_sql: str | None = None
 
 
@@ -67,13 +66,10 @@ class _Context:
 class Prepared:
     """``statement``, to run many times with different bound values (see the module)."""
 
-    __slots__ = ("_plans", "one_row", "statement")
+    __slots__ = ("_plans", "statement")
 
-    def __init__(self, statement: Executable, *, one_row: bool = False) -> None:
+    def __init__(self, statement: Executable) -> None:
         self.statement = statement
-        #: On SQLite, read its rows as one row of JSON (``sql.json_rows``): for a statement
-        #: of many rows.
-        self.one_row = one_row
         self._plans: dict[str, _Plan | None] = {}
 
     def _plan(self, dialect: Dialect) -> _Plan | None:
@@ -109,14 +105,17 @@ class Prepared:
                 keys=tuple(column_key(column[0]) for column in compiled._result_columns),
                 types=types,
                 one_row_sql=json_rows.one_row_sql(state.statement, types)
-                if self.one_row and dialect.name == "sqlite"
+                if dialect.name == "sqlite"
                 else None,
             )
         self._plans[dialect.name] = plan
         return plan
 
-    def rows(self, conn: Connection, params: Mapping[str, Any] | None = None) -> list[Any]:
-        """The result rows, as sequences (SQLAlchemy rows when it ran through ``execute``)."""
+    def rows(
+        self, conn: Connection, params: Mapping[str, Any] | None = None, *, one_row: bool = False
+    ) -> list[Any]:
+        """The result rows, as sequences (SQLAlchemy rows when it ran through ``execute``);
+        ``one_row``: on SQLite, read as one row of JSON (``sql.json_rows.for_records``)."""
         plan = self._plan(conn.dialect)
         if (
             plan is None
@@ -133,7 +132,7 @@ class Prepared:
         if plan.positional:
             parameters = tuple(bound[name] for name in plan.names)
         found = None
-        if plan.one_row_sql is not None and json_rows.ENABLED:
+        if one_row and plan.one_row_sql is not None and json_rows.ENABLED:
             one_row, _ = _run(conn, plan.one_row_sql, parameters, False)
             found = json_rows.rows_of(one_row)
             description = json_rows.description(len(plan.types))
@@ -159,11 +158,11 @@ class Prepared:
         return processed
 
     def mappings(
-        self, conn: Connection, params: Mapping[str, Any] | None = None
+        self, conn: Connection, params: Mapping[str, Any] | None = None, *, one_row: bool = False
     ) -> list[dict[str, Any]]:
-        """The result rows as dicts keyed by column name."""
+        """The result rows as dicts keyed by column name (``one_row``: as :meth:`rows`)."""
         plan = self._plan(conn.dialect)
-        rows = self.rows(conn, params)
+        rows = self.rows(conn, params, one_row=one_row)
         if plan is None or not conn.in_transaction():
             return [dict(row._mapping) for row in rows]
         keys = plan.keys
