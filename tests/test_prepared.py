@@ -164,10 +164,14 @@ def test_a_long_statement_with_a_repeated_parameter_and_a_literal_percent(
         compiled = str(statement.compile(dialect=conn.dialect))
     assert len(compiled) > 4096
     expected, got = _both(engine, statement, {"low": 0})
-    assert got == expected == [
-        {"id": seeded["shirt"], "sku": "S-1"},
-        {"id": seeded["mug"], "sku": "M-1"},
-    ]
+    assert (
+        got
+        == expected
+        == [
+            {"id": seeded["shirt"], "sku": "S-1"},
+            {"id": seeded["mug"], "sku": "M-1"},
+        ]
+    )
     cursors: list[str] = []
     with engine.connect() as conn, conn.begin():
         sa.event.listen(

@@ -186,9 +186,12 @@ class Bundle:
             for columns in self.columns
         ]
 
-    def run(self, conn: Any, params: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
-        """Each part's rows, the statement executed with ``params``."""
-        return self.split(self.prepared.rows(conn, params))
+    def run(
+        self, conn: Any, params: Mapping[str, Any], *, one_row: bool = False
+    ) -> dict[str, list[dict[str, Any]]]:
+        """Each part's rows, the statement executed with ``params`` (``one_row``: see
+        ``Prepared.rows``)."""
+        return self.split(self.prepared.rows(conn, params, one_row=one_row))
 
     def split(self, rows: Any) -> dict[str, list[dict[str, Any]]]:
         """Each part's rows (``conn.execute(bundle.statement)``), in the part's order."""

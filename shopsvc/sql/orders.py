@@ -55,7 +55,7 @@ from sqlalchemy import (
     update,
 )
 
-from shopsvc.sql import order_counts, paging
+from shopsvc.sql import json_rows, order_counts, paging
 from shopsvc.sql.bundle import Bundle, Ids, ids_in
 from shopsvc.sql.paging import Listable, ListFilters, common_filters
 from shopsvc.sql.prepared import Prepared
@@ -398,7 +398,8 @@ def load_orders(
     order_ids = sorted(data.orders)
     customer_ids = _unique(order.row["customer_id"] for order in data.orders.values())
     bundle = _children(bool(customer_ids))
-    found = bundle.run(conn, {"order_ids": order_ids, "customer_ids": customer_ids})
+    params = {"order_ids": order_ids, "customer_ids": customer_ids}
+    found = bundle.run(conn, params, one_row=json_rows.for_records(len(order_ids)))
     for item in found["items"]:
         data.orders[item["order_id"]].add_item(item)
     for meta in found["item_meta"]:

@@ -19,6 +19,10 @@ the slow statement log and every statement count see it, and driver errors are r
 as SQLAlchemy's (``sqlalchemy.exc.DBAPIError`` subclasses), as ``conn.execute`` raises them.
 A statement that needs what this path does not do (an expanding ``IN``) and a connection that is
 not in a transaction (the first statement of an autobegin) run through ``conn.execute``.
+
+On SQLite, ``rows(…, one_row=True)`` runs the statement as one row holding its rows as JSON
+(``sql.json_rows``, which says when): a GIL hand-off per statement, not per row. The cursor
+events see that form.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from psycopg import RawCursor
 from sqlalchemy import Connection, exc
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import Executable
+
+from shopsvc.sql import json_rows
 
 Processor = Callable[[Any], Any] | None
 
@@ -56,6 +62,8 @@ class _Plan:
     #: (a driver's type codes choose them, e.g. psycopg's numeric): (position, processor) of
     #: the columns that have one.
     processors: list[tuple[tuple[int, Processor], ...]] = field(default_factory=list)
+    #: SQLite: ``sql`` as one row holding its rows (``sql.json_rows``).
+    one_row_sql: str | None = None
 
 
 class _Context:
@@ -97,6 +105,7 @@ class Prepared:
             processors = {**compiled._bind_processors, **state.processors}
             positional = dialect.positional
             names = list(state.positiontup or ()) if positional else list(state.parameters)
+            types = tuple(column[3] for column in compiled._result_columns)
             plan = _Plan(
                 sql=state.statement,
                 defaults=defaults,
@@ -106,13 +115,19 @@ class Prepared:
                 positional=bool(dialect.positional),
                 native=native_sql(state.statement) if dialect.driver == "psycopg" else None,
                 keys=tuple(column_key(column[0]) for column in compiled._result_columns),
-                types=tuple(column[3] for column in compiled._result_columns),
+                types=types,
+                one_row_sql=json_rows.one_row_sql(state.statement, types)
+                if dialect.name == "sqlite"
+                else None,
             )
         self._plans[dialect.name] = plan
         return plan
 
-    def rows(self, conn: Connection, params: Mapping[str, Any] | None = None) -> list[Any]:
-        """The result rows, as sequences (SQLAlchemy rows when it ran through ``execute``)."""
+    def rows(
+        self, conn: Connection, params: Mapping[str, Any] | None = None, *, one_row: bool = False
+    ) -> list[Any]:
+        """The result rows, as sequences (SQLAlchemy rows when it ran through ``execute``);
+        ``one_row``: on SQLite, read as one row of JSON (``sql.json_rows.for_records``)."""
         plan = self._plan(conn.dialect)
         if (
             plan is None
@@ -128,11 +143,17 @@ class Prepared:
         parameters: Any = bound
         if plan.positional:
             parameters = tuple(bound[name] for name in plan.names)
-        native = None
-        if plan.native is not None:
-            sql, names = plan.native
-            native = sql, [bound[name] for name in names]
-        found, description = _run(conn, plan.sql, parameters, not plan.processors, native)
+        found = None
+        if one_row and plan.one_row_sql is not None and json_rows.ENABLED:
+            one, _ = _run(conn, plan.one_row_sql, parameters, False)
+            found = json_rows.rows_of(one)
+            description = json_rows.description(len(plan.types))
+        if found is None:
+            native = None
+            if plan.native is not None:
+                sql, names = plan.native
+                native = sql, [bound[name] for name in names]
+            found, description = _run(conn, plan.sql, parameters, not plan.processors, native)
         if not plan.processors:
             chosen = (
                 type_._cached_result_processor(conn.dialect, column[1])
@@ -153,11 +174,11 @@ class Prepared:
         return processed
 
     def mappings(
-        self, conn: Connection, params: Mapping[str, Any] | None = None
+        self, conn: Connection, params: Mapping[str, Any] | None = None, *, one_row: bool = False
     ) -> list[dict[str, Any]]:
-        """The result rows as dicts keyed by column name."""
+        """The result rows as dicts keyed by column name (``one_row``: as :meth:`rows`)."""
         plan = self._plan(conn.dialect)
-        rows = self.rows(conn, params)
+        rows = self.rows(conn, params, one_row=one_row)
         if plan is None or not conn.in_transaction():
             return [dict(row._mapping) for row in rows]
         keys = plan.keys

@@ -38,7 +38,7 @@ from sqlalchemy import (
     update,
 )
 
-from shopsvc.sql import paging
+from shopsvc.sql import json_rows, paging
 from shopsvc.sql.bundle import Bundle, Ids, ids_in
 from shopsvc.sql.common import unindexed
 from shopsvc.sql.paging import Listable, ListFilters, escape_like
@@ -262,7 +262,8 @@ def load_product_rows(conn: Connection, ids: Sequence[int]) -> list[dict[str, An
     wanted = _chunks(i for i in ids if isinstance(i, int) and i > 0)
     if not wanted:
         return []
-    return _family_prepared().mappings(conn, {"ids": wanted})
+    one_row = json_rows.for_records(len(wanted))
+    return _family_prepared().mappings(conn, {"ids": wanted}, one_row=one_row)
 
 
 def kind_of(rows: Sequence[dict[str, Any]], product_id: int) -> dict[str, Any] | None:
@@ -329,7 +330,7 @@ def load_products(
     params = _children_params(nodes)
     related_for = params["related_for"]
     bundle = _children(hide_out_of_stock, conn.dialect.name)
-    found = bundle.run(conn, params)
+    found = bundle.run(conn, params, one_row=json_rows.for_records(len(wanted)))
     _load_images(nodes, found)
     _load_terms(nodes, found)
     _load_attributes(nodes, found)
