@@ -164,9 +164,7 @@ def column_key(name: str) -> str:
     return sys.intern(str(name))
 
 
-def _run(
-    conn: Connection, sql: str, parameters: Any, describe: bool
-) -> tuple[list[Any], Any]:
+def _run(conn: Connection, sql: str, parameters: Any, describe: bool) -> tuple[list[Any], Any]:
     """The rows of ``sql`` run on the connection's driver cursor, between the engine's cursor
     events, and when ``describe`` is true the cursor's description (psycopg builds it anew,
     a ``Column`` per column, each time it is read: only the first execution of a plan needs
