@@ -135,3 +135,16 @@ def test_an_order_read_by_its_prepared_statement(engine: sa.Engine) -> None:
         expected = dict(conn.execute(orders_sql.get_query(order_id)).mappings().one())
     assert row == expected
     assert row is not None and row["status"] == "pending"
+
+
+def test_id_lists_bind_as_one_parameter_of_any_length(engine: sa.Engine) -> None:
+    seeded = _seed(engine)
+    statement = sa.select(products.c.id).where(ids_in(products.c.id, "ids"))
+    many = [*range(-5000, 0), seeded["mug"], 2**63, -(2**63)]
+    for ids, found in (
+        ([], []),
+        (many, [seeded["mug"]]),
+        ([str(seeded["shirt"])], [seeded["shirt"]]),
+    ):
+        expected, got = _both(engine, statement, {"ids": ids})
+        assert [row["id"] for row in got] == [row["id"] for row in expected] == found
