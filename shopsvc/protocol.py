@@ -499,6 +499,8 @@ def _key_id(request: Request) -> int | None:
 def _log_access(request: Request, response: Response | None, started: float) -> None:
     """One line per request: its fields as ``extra=`` (``logs.ACCESS_FIELDS``), the message
     a human line of them. Successful health probes go to DEBUG."""
+    if not access_log.isEnabledFor(logging.INFO):  # nor DEBUG then: nothing would be written
+        return
     status = response.status_code if response is not None else 500
     path = _path_for_log(request)
     method = _for_log(request.method, 32)

@@ -52,7 +52,8 @@ class Identity:
 
 
 def hash_consumer_key(consumer_key: str) -> str:
-    return hmac.new(KEY_HASH_SECRET, consumer_key.encode("utf-8"), hashlib.sha256).hexdigest()
+    # hmac.digest: OpenSSL's one-shot HMAC, without the Python object hmac.new builds
+    return hmac.digest(KEY_HASH_SECRET, consumer_key.encode("utf-8"), hashlib.sha256).hex()
 
 
 def generate_key_pair() -> tuple[str, str]:

@@ -1,7 +1,10 @@
-"""Pyramid tries the views of a context one after the other until one's method matches; each that
+"""Work that every request would pay for nothing.
+
+Pyramid tries the views of a context one after the other until one's method matches; each that
 does not costs a ``PredicateMismatch`` (an ``HTTPNotFound``: a whole response built and thrown
 away). Reads, the most frequent requests, must find their view first (``shopsvc.views``
-registers them before every other view)."""
+registers them before every other view). And with any event subscriber registered, Pyramid
+notifies four events on every request."""
 
 from __future__ import annotations
 
@@ -77,3 +80,7 @@ def test_reads_of_records_and_lists_raise_no_predicate_mismatch(
     products.edit(api, product["id"], title="A red shirt")
     api.delete(f"{ROOT}/products/{product['id']}", status=202)
     assert mismatches
+
+
+def test_no_event_subscriber_makes_every_request_notify_events(app: TestApp) -> None:
+    assert app.app.registry.has_listeners is False
