@@ -25,6 +25,7 @@ from webtest import TestApp
 from shopsvc.db import make_engine
 from shopsvc.http_cache import acceptable_codings, if_none_match
 from shopsvc.logs import REQUEST_ID, JsonFormatter, TextFormatter
+from shopsvc.rendering import http_date
 from shopsvc.settings import SettingsError, load_settings
 from tests.helpers.api import ROOT, Credentials, authorised, paging_headers
 from tests.helpers.webhooks import numbered_webhooks, set_times, webhook_ids
@@ -607,3 +608,27 @@ def test_tween_order(app: TestApp) -> None:
         "pyramid.tweens.excview_tween_factory",
         "shopsvc.protocol.protocol_tween_factory",
     ]
+
+
+def test_http_date_is_what_webob_writes() -> None:
+    """``rendering.http_date`` writes ``Last-Modified`` as webob's setter did: the fields of the
+    datetime as they are (an aware datetime is not converted), English names, ``GMT``."""
+    zones = (
+        dt.UTC,
+        dt.timezone(dt.timedelta(hours=5, minutes=30)),
+        dt.timezone(-dt.timedelta(hours=8)),
+    )
+    values = [
+        dt.datetime(1, 1, 1, tzinfo=dt.UTC),
+        dt.datetime(999, 12, 31, 23, 59, 59, tzinfo=dt.UTC),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=dt.UTC),
+        dt.datetime(2024, 2, 29, 0, 0, 0, tzinfo=dt.UTC),
+        dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.UTC),
+    ]
+    start = dt.datetime(1999, 12, 25, 13, 7, 9)
+    values += [start + dt.timedelta(days=37 * i, seconds=4099 * i) for i in range(400)]
+    values += [value.replace(tzinfo=zones[i % 3]) for i, value in enumerate(values)]
+    for value in values:
+        response = Response()
+        response.last_modified = value
+        assert http_date(value) == response.headers["Last-Modified"], value
