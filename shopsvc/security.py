@@ -51,9 +51,15 @@ class Identity:
         return ROLES.get(self.role, frozenset())
 
 
+#: The HMAC keyed once: a copy per consumer key skips setting up the key and the digest
+#: (OpenSSL 3 looks the digest up again for every new HMAC: ~10 µs, a copy ~3 µs).
+_KEY_HASH = hmac.new(KEY_HASH_SECRET, digestmod=hashlib.sha256)
+
+
 def hash_consumer_key(consumer_key: str) -> str:
-    # hmac.digest: OpenSSL's one-shot HMAC, without the Python object hmac.new builds
-    return hmac.digest(KEY_HASH_SECRET, consumer_key.encode("utf-8"), hashlib.sha256).hex()
+    hashed = _KEY_HASH.copy()
+    hashed.update(consumer_key.encode("utf-8"))
+    return hashed.hexdigest()
 
 
 def generate_key_pair() -> tuple[str, str]:
