@@ -8,7 +8,6 @@ import os
 from typing import Any
 
 from pyramid.config import Configurator
-from pyramid.events import ApplicationCreated
 from pyramid.router import Router
 
 from shopsvc.delivery.worker import start_in_process
@@ -32,9 +31,9 @@ def first_key_hint(config_uri: str) -> str:
     )
 
 
-def _hint_first_key(event: ApplicationCreated) -> None:
+def _hint_first_key(app: Router) -> None:
     """On a fresh installation whose schema the app migrated itself, say how to get a key."""
-    registry = event.app.registry
+    registry = app.registry
     if not registry.shop.auto_migrate:
         return  # the schema may not exist yet: `shopsvc CONFIG migrate` gives the hint then
     with registry.engine.connect() as conn:
@@ -43,10 +42,10 @@ def _hint_first_key(event: ApplicationCreated) -> None:
     log.warning("%s", first_key_hint(registry.config_uri))
 
 
-def _deliver_in_process(event: ApplicationCreated) -> None:
+def _deliver_in_process(app: Router) -> None:
     """``shopsvc.webhooks.deliver_in_process``: a delivery thread inside this process, woken
     after every commit that queued deliveries (development: no second command to run)."""
-    registry = event.app.registry
+    registry = app.registry
     if not registry.shop.webhooks_deliver_in_process:
         return
     deliverer = start_in_process(registry.engine, registry.shop)
@@ -56,7 +55,8 @@ def _deliver_in_process(event: ApplicationCreated) -> None:
 
 
 def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
-    """The WSGI application (``paste.app_factory``): it only configures. The engine and the
+    """The WSGI application (``paste.app_factory``): it only configures (and, once the app is
+    built, gives the first-key hint and starts the in-process deliverer). The engine and the
     start-up migration live in ``shopsvc.db``'s ``includeme``."""
     global_config = global_config or {}
     config = Configurator(settings=settings, root_factory=Root, request_factory=ShopRequest)
@@ -69,9 +69,12 @@ def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     config.include("shopsvc.security")
     config.include("shopsvc.views")
     config.include("shopsvc.views.health")
-    config.add_subscriber(_hint_first_key, ApplicationCreated)
-    config.add_subscriber(_deliver_in_process, ApplicationCreated)
     app = config.make_wsgi_app()
+    # Called here, not subscribed to ApplicationCreated: with any subscriber registered, Pyramid
+    # notifies four events (NewRequest, BeforeTraversal, ContextFound, NewResponse) on every
+    # request, each a lookup of the registry's subscribers.
+    _hint_first_key(app)
+    _deliver_in_process(app)
     tune_gc(config.registry.shop.gc_threshold)
     return app
 

@@ -120,11 +120,11 @@ def compress(body: bytes, coding: str) -> bytes:
 # --- entity tags
 
 
-def _digest(response: Response, body: bytes, paging: Sequence[str]) -> str:
+def _digest(headers: Headers, body: bytes, paging: Sequence[str]) -> str:
     """The identity representation's opaque tag: body and pagination headers, hashed."""
     hashed = hashlib.sha256(body)
     for name in paging:
-        for value in response.headers.getall(name):
+        for value in headers.get(name.lower(), ()):
             hashed.update(f"\n{name}: {value}".encode())
     return base64.urlsafe_b64encode(hashed.digest()[:18]).decode("ascii")
 
@@ -135,12 +135,11 @@ def entity_tag(opaque: str, coding: str, weak: bool = False) -> str:
     return f'{prefix}"{opaque}"' if coding == IDENTITY else f'{prefix}"{opaque}-{coding}"'
 
 
-def _own_tag(response: Response) -> tuple[bool, str] | None:
+def _own_tag(headers: Headers) -> tuple[bool, str] | None:
     """``(weak, opaque)`` of an ETag the view set itself (None when it set none)."""
-    value = response.headers.get("ETag")
-    if value is None:
+    if "etag" not in headers:
         return None
-    value = value.strip()
+    value = headers["etag"][-1].strip()
     weak = value.startswith("W/")
     return weak, value.removeprefix("W/").strip('"')
 
@@ -165,9 +164,21 @@ def _matched_coding(header: str, opaque: str, codings: Sequence[str]) -> str | N
 
 # --- the tween
 
+#: A response's headers by lowercased name, each with its values in order: read once by
+#: :func:`finish` (every lookup of webob's ``response.headers`` lowercases every name).
+Headers = dict[str, list[str]]
 
-def _is_json(response: Response) -> bool:
-    media_type = (response.content_type or "").lower()
+
+def _headers(response: Response) -> Headers:
+    found: Headers = {}
+    for name, value in response.headerlist:
+        found.setdefault(name.lower(), []).append(value)
+    return found
+
+
+def _is_json(headers: Headers) -> bool:
+    # ``response.content_type``: the last Content-Type's media type
+    media_type = headers.get("content-type", [""])[-1].split(";", 1)[0].lower()
     return media_type == "application/json" or media_type.endswith("+json")
 
 
@@ -175,22 +186,26 @@ def _in_memory(response: Response) -> bool:
     return isinstance(response.app_iter, (list, tuple))
 
 
-def _compressible(response: Response) -> bool:
-    if response.status_code in (204, 304) or "Content-Encoding" in response.headers:
+def _compressible(response: Response, headers: Headers, status: int) -> bool:
+    if status in (204, 304) or "content-encoding" in headers:
         return False
-    if "no-transform" in response.headers.get("Cache-Control", "").lower():
+    if "no-transform" in headers.get("cache-control", [""])[-1].lower():
         return False
-    if not (_is_json(response) and _in_memory(response)):
+    if not (_is_json(headers) and _in_memory(response)):
         return False
-    length = response.content_length
-    return length is not None and length > MIN_COMPRESS_BYTES
+    # ``response.content_length``: the first Content-Length, None unless an integer
+    length = headers.get("content-length", [""])[0]
+    try:
+        return int(length) > MIN_COMPRESS_BYTES
+    except ValueError:
+        return False
 
 
-def _validated(request: Request, response: Response) -> bool:
+def _validated(request: Request, response: Response, headers: Headers, status: int) -> bool:
     """An ETag goes on 200 answers to GET/HEAD under the API root."""
-    if request.method not in ("GET", "HEAD") or response.status_code != 200:
+    if request.method not in ("GET", "HEAD") or status != 200:
         return False
-    if "ETag" not in response.headers and not _in_memory(response):
+    if "etag" not in headers and not _in_memory(response):
         return False
     try:
         return api_path(request) is not None
@@ -202,6 +217,14 @@ def add_vary(response: Response, field: str) -> None:
     present = [item.strip().lower() for item in response.headers.get("Vary", "").split(",")]
     if field.lower() not in present and "*" not in present:
         response.vary = (*(response.vary or ()), field)
+
+
+def _add_vary(response: Response, headers: Headers, field: str) -> None:
+    """:func:`add_vary` on a response without a ``Vary`` (the common case) appends it."""
+    if "vary" in headers:
+        add_vary(response, field)
+    else:
+        response.headerlist.append(("Vary", field))
 
 
 def _not_modified(response: Response, etag: str) -> Response:
@@ -219,27 +242,34 @@ def _not_modified(response: Response, etag: str) -> Response:
 
 def finish(request: Request, response: Response) -> Response:
     """ETag, 304, ``Vary`` and compression for ``response`` (changed in place or replaced)."""
-    compressible = _compressible(response)
+    headers = _headers(response)  # as the view left them: what the checks below read
+    status = response.status_code
+    compressible = _compressible(response, headers, status)
     codings = [IDENTITY]
     if compressible:
-        add_vary(response, "Accept-Encoding")
-        codings = acceptable_codings(request.headers.get("Accept-Encoding")) or [IDENTITY]
-    if _validated(request, response):
-        own = _own_tag(response)
+        _add_vary(response, headers, "Accept-Encoding")
+        # the request's headers by their CGI names: request.headers, less the lookup
+        codings = acceptable_codings(request.environ.get("HTTP_ACCEPT_ENCODING")) or [IDENTITY]
+    if _validated(request, response, headers, status):
+        own = _own_tag(headers)
         if own is not None:  # the view's own tag names the identity representation
             weak, opaque = own
         else:
             shop = request.shop
             paging = (shop.header("Total"), shop.header("TotalPages"), "Link")
-            weak, opaque = False, _digest(response, response.body, paging)
-        if "Cache-Control" not in response.headers:
-            response.headers["Cache-Control"] = CACHE_CONTROL
-        condition = request.headers.get("If-None-Match")
+            weak, opaque = False, _digest(headers, response.body, paging)
+        if "cache-control" not in headers:
+            response.headerlist.append(("Cache-Control", CACHE_CONTROL))
+        condition = request.environ.get("HTTP_IF_NONE_MATCH")
         if condition is not None:
             matched = _matched_coding(condition, opaque, codings)
             if matched is not None:
                 return _not_modified(response, entity_tag(opaque, matched, weak))
-        response.headers["ETag"] = entity_tag(opaque, codings[0], weak)
+        tag = entity_tag(opaque, codings[0], weak)
+        if own is None:
+            response.headerlist.append(("ETag", tag))
+        else:
+            response.headers["ETag"] = tag
     if compressible and codings[0] != IDENTITY:
         response.body = compress(response.body, codings[0])
         response.headers["Content-Encoding"] = codings[0]

@@ -19,9 +19,9 @@ import functools
 import ipaddress
 import json
 import logging
+import os
 import re
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -108,13 +108,26 @@ def _filters(request: Request) -> dict[str, str]:
     return found
 
 
+# The request headers read on every request are read from the environ by their CGI names
+# (``HTTP_X_REQUEST_ID``), as ``request.headers`` does after translating the name each time.
+
+
 def _request_id(request: Request) -> str:
     """The caller's ``X-Request-Id`` when it is a short token of safe characters, else a new
     one."""
-    given = request.headers.get("X-Request-Id", "")
+    given = request.environ.get("HTTP_X_REQUEST_ID", "")
     if SAFE_REQUEST_ID.fullmatch(given):
         return given
-    return uuid.uuid4().hex
+    return new_request_id()
+
+
+def new_request_id() -> str:
+    """A random (version 4) UUID's 32 hex digits, as ``uuid.uuid4().hex`` writes them, without
+    the ``UUID`` object."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # the version, 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # the variant, RFC 4122
+    return raw.hex()
 
 
 def _shop(request: Request) -> Settings:
@@ -135,14 +148,14 @@ def _from_trusted_proxy(request: Request) -> bool:
 def _client_ip(request: Request) -> str:
     """The caller's IP: the first ``X-Forwarded-For`` address when a trusted proxy sent it,
     else the peer's address."""
-    forwarded = request.headers.get("X-Forwarded-For", "")
+    forwarded = request.environ.get("HTTP_X_FORWARDED_FOR", "")
     if forwarded and _from_trusted_proxy(request):
         return forwarded.split(",")[0].strip()
     return request.remote_addr or ""
 
 
 def _scheme(request: Request) -> str:
-    forwarded = request.headers.get("X-Forwarded-Proto", "")
+    forwarded = request.environ.get("HTTP_X_FORWARDED_PROTO", "")
     if forwarded and _from_trusted_proxy(request):
         return forwarded.split(",")[0].strip().lower()
     return request.scheme
@@ -361,8 +374,8 @@ def _override_method(request: Request) -> None:
     override = request.GET.get("_method")
     if override:
         request.method = override.upper()
-    elif "X-HTTP-Method-Override" in request.headers:
-        request.method = request.headers["X-HTTP-Method-Override"]
+    elif "HTTP_X_HTTP_METHOD_OVERRIDE" in request.environ:
+        request.method = request.environ["HTTP_X_HTTP_METHOD_OVERRIDE"]
 
 
 def protocol_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
@@ -499,6 +512,8 @@ def _key_id(request: Request) -> int | None:
 def _log_access(request: Request, response: Response | None, started: float) -> None:
     """One line per request: its fields as ``extra=`` (``logs.ACCESS_FIELDS``), the message
     a human line of them. Successful health probes go to DEBUG."""
+    if not access_log.isEnabledFor(logging.INFO):  # nor DEBUG then: nothing would be written
+        return
     status = response.status_code if response is not None else 500
     path = _path_for_log(request)
     method = _for_log(request.method, 32)

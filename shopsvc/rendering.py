@@ -35,9 +35,24 @@ def error_response(request: Request, error: ApiError) -> Response:
 
 
 def render_json(request: Request, body: object, status: int = 200) -> Response:
-    response = Response(body=json_body.encode(body), status=status)
-    response.headers["Content-Type"] = CONTENT_TYPE
+    # Given a header list, webob only adds Content-Length: no default Content-Type to replace
+    response = Response(body=json_body.encode(body), status=status, headerlist=[])
+    response.headerlist.append(("Content-Type", CONTENT_TYPE))
     return response
+
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def http_date(value: dt.datetime) -> str:
+    """``Tue, 02 Jan 2024 03:04:05 GMT``: what webob's ``last_modified`` setter writes for
+    ``value`` (its fields as they are, whatever its zone), without the time tuple, the epoch
+    seconds and ``email.utils`` it goes through."""
+    return (
+        f"{_DAYS[value.weekday()]}, {value.day:02d} {_MONTHS[value.month - 1]} {value.year:04d}"
+        f" {value.hour:02d}:{value.minute:02d}:{value.second:02d} GMT"
+    )
 
 
 # --- the ``fields`` filter
@@ -117,7 +132,7 @@ def single(
     response = render_json(request, {envelope: shaped(request, record)}, status=status)
     updated_at = _updated_at(record)
     if updated_at is not None:
-        response.last_modified = updated_at
+        response.headers["Last-Modified"] = http_date(updated_at)
     return response
 
 

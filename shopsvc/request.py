@@ -38,7 +38,14 @@ class reify(Generic[T]):
         return value
 
 
+def _identity(request: Request) -> Any:
+    return Request.identity.fget(request)  # type: ignore[attr-defined]
+
+
 class ShopRequest(Request):
+    # authentication (security.py), asked for several times a request: Pyramid's property
+    # looks the policy up each time
+    identity = reify(_identity)
     # the database (db.py): the request's connection and transaction callbacks
     db = reify(database._request_db)
     after_commit = database._after_commit

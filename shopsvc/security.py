@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyramid.config import Configurator
-from pyramid.request import Request, RequestLocalCache
+from pyramid.request import Request
 from pyramid.security import Allowed, Denied
 
 from shopsvc import oauth
@@ -51,8 +51,15 @@ class Identity:
         return ROLES.get(self.role, frozenset())
 
 
+#: The HMAC keyed once: a copy per consumer key skips setting up the key and the digest
+#: (OpenSSL 3 looks the digest up again for every new HMAC: ~10 µs, a copy ~3 µs).
+_KEY_HASH = hmac.new(KEY_HASH_SECRET, digestmod=hashlib.sha256)
+
+
 def hash_consumer_key(consumer_key: str) -> str:
-    return hmac.new(KEY_HASH_SECRET, consumer_key.encode("utf-8"), hashlib.sha256).hexdigest()
+    hashed = _KEY_HASH.copy()
+    hashed.update(consumer_key.encode("utf-8"))
+    return hashed.hexdigest()
 
 
 def generate_key_pair() -> tuple[str, str]:
@@ -89,7 +96,7 @@ def _fail(message: str, challenge: bool) -> ApiError:
 
 
 def _basic_credentials(request: Request) -> tuple[str, str] | None:
-    header = request.headers.get("Authorization", "")
+    header = request.environ.get("HTTP_AUTHORIZATION", "")  # request.headers, less the lookup
     scheme, _, encoded = header.partition(" ")
     if scheme.lower() != "basic" or not encoded.strip():
         return None
@@ -232,15 +239,20 @@ class Authenticator:
             raise _fail("API user is invalid.", self.basic_allowed)
 
 
+#: Where a request keeps its identity once authenticated (in its environ: a plain dict, where
+#: Pyramid's ``RequestLocalCache`` keeps a weak-keyed one and adds a finished callback).
+_AUTHENTICATED = "shopsvc.authenticated"
+
+
 class SecurityPolicy:
     """Pyramid security policy: identity from the consumer key, permission = capability."""
 
-    def __init__(self) -> None:
-        self.cache = RequestLocalCache(lambda request: Authenticator(request).identity())
-
     def identity(self, request: Request) -> Identity:
         """Authenticates once per request (Pyramid does not cache ``request.identity``)."""
-        return self.cache.get_or_create(request)
+        identity: Identity | None = request.environ.get(_AUTHENTICATED)
+        if identity is None:
+            identity = request.environ[_AUTHENTICATED] = Authenticator(request).identity()
+        return identity
 
     def authenticated_userid(self, request: Request) -> int | None:
         identity = request.identity

@@ -127,6 +127,24 @@ def test_every_view_has_exactly_one_table_entry(doc_app: TestApp) -> None:
     assert set(view_docs()) == set(names)
 
 
+def test_operations_are_listed_in_the_order_their_views_are_declared(
+    document: dict[str, Any],
+) -> None:
+    """Not in the order they are registered (the reads first, so that a GET finds its view
+    first): a decorated view by its module and name, a family's ``includeme`` in its order."""
+
+    def methods(path: str) -> list[str]:
+        return [method for method in document["paths"][path] if method != "parameters"]
+
+    # product_writes.edit_product, then products.delete_product and products.get_product
+    assert methods("/products/{id}") == ["post", "put", "patch", "delete", "head", "get"]
+    assert methods("/taxes/{id}") == ["delete", "post", "put", "patch", "head", "get"]
+    assert methods("/orders") == ["post", "head", "get"]
+    # views.terms adds each family's list, create, get, edit and delete in that order
+    assert methods("/products/tags") == ["head", "get", "post"]
+    assert methods("/products/tags/{id}") == ["head", "get", "post", "put", "patch", "delete"]
+
+
 def test_operations_are_unique_and_carry_their_parameters(document: dict[str, Any]) -> None:
     ids = [op["operationId"] for item in document["paths"].values() for op in _operations(item)]
     assert len(ids) == len(set(ids))

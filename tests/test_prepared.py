@@ -179,3 +179,16 @@ def test_a_long_statement_with_a_repeated_parameter_and_a_literal_percent(
         )
         Prepared(statement).rows(conn, {"low": 0})
     assert cursors == (["RawCursor"] if engine.dialect.name == "postgresql" else ["Cursor"])
+
+
+def test_id_lists_bind_as_one_parameter_of_any_length(engine: sa.Engine) -> None:
+    seeded = _seed(engine)
+    statement = sa.select(products.c.id).where(ids_in(products.c.id, "ids"))
+    many = [*range(-5000, 0), seeded["mug"], 2**63, -(2**63)]
+    for ids, found in (
+        ([], []),
+        (many, [seeded["mug"]]),
+        ([str(seeded["shirt"])], [seeded["shirt"]]),
+    ):
+        expected, got = _both(engine, statement, {"ids": ids})
+        assert [row["id"] for row in got] == [row["id"] for row in expected] == found

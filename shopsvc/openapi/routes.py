@@ -53,8 +53,19 @@ class RoutedView:
         return inspect.cleandoc(self.view.__doc__ or "")
 
 
+def _declared(position: int, routed: RoutedView) -> tuple[Any, ...]:
+    """Where a view stands among the views of its path: a decorated view (``@view_config``)
+    by its module and name, the order a scan finds them in; a view added by a module's
+    ``includeme`` after them, in the order it was added. (Not the order of registration:
+    ``shopsvc.views`` registers the reads first, which the document need not show.)"""
+    if hasattr(routed.view, "__venusian_callbacks__"):
+        return (0, routed.view.__module__, routed.name)
+    return (1, "", position)
+
+
 def routed_views(registry: Registry) -> list[RoutedView]:
-    """Every view registered for a traversal resource that has a route pattern."""
+    """Every view registered for a traversal resource that has a route pattern, by path, then
+    in the order of their declaration (:func:`_declared`)."""
     found = []
     for entry in registry.introspector.get_category("views"):
         view = entry["introspectable"]
@@ -66,7 +77,11 @@ def routed_views(registry: Registry) -> list[RoutedView]:
             declared = (declared,)
         methods = tuple(method for method in METHODS if method in declared)
         found.append(RoutedView(context, methods, view["callable"]))
-    return sorted(found, key=lambda routed: (routed.pattern != "/", routed.pattern))
+    ordered = sorted(
+        enumerate(found),
+        key=lambda item: (item[1].pattern != "/", item[1].pattern, _declared(*item)),
+    )
+    return [routed for _, routed in ordered]
 
 
 def _resource_classes(base: type[Resource] = Resource) -> Iterator[type[Resource]]:

@@ -70,15 +70,30 @@ class RecordContext:
     def placeholder_url(self) -> str:
         return self.media_url(PLACEHOLDER)
 
-    @functools.cached_property
+    @property
     def money(self) -> pricing.MoneyFormat:
         """How the shop writes amounts in ``price_html``."""
         shop = self.settings
-        return pricing.MoneyFormat.for_currency(
+        return _money_format(
             shop.currency,
-            position=shop.currency_position,
-            thousand_separator=shop.thousand_separator,
-            decimal_separator=shop.decimal_separator,
-            decimals=shop.price_decimals,
-            suffix=shop.price_display_suffix,
+            shop.currency_position,
+            shop.thousand_separator,
+            shop.decimal_separator,
+            shop.price_decimals,
+            shop.price_display_suffix,
         )
+
+
+@functools.lru_cache(maxsize=16)
+def _money_format(
+    currency: str, position: str, thousands: str, point: str, decimals: int, suffix: str
+) -> pricing.MoneyFormat:
+    """One (immutable) format per store setting, not one per request."""
+    return pricing.MoneyFormat.for_currency(
+        currency,
+        position=position,
+        thousand_separator=thousands,
+        decimal_separator=point,
+        decimals=decimals,
+        suffix=suffix,
+    )

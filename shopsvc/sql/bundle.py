@@ -21,10 +21,10 @@ parameters (SQLite allows 32 766) nor its cache entries.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import orjson
 from sqlalchemy import (
     Boolean,
     ColumnElement,
@@ -71,7 +71,8 @@ class IdList(TypeDecorator[list[int]]):
     def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
         # as ``tables.Id``: an id beyond the column's range binds as -1, which matches no row
         ids = [i if -Id.MAX <= i <= Id.MAX else -1 for i in map(int, value or ())]
-        return ids if dialect.name == "postgresql" else json.dumps(ids)
+        # text, not bytes: SQLite would read a BLOB as its binary JSONB
+        return ids if dialect.name == "postgresql" else orjson.dumps(ids).decode()
 
 
 class _IdsIn(ColumnElement[bool]):

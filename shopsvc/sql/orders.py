@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -57,6 +56,7 @@ from sqlalchemy import (
 
 from shopsvc.sql import json_rows, order_counts, paging
 from shopsvc.sql.bundle import Bundle, Ids, ids_in
+from shopsvc.sql.common import stored_json
 from shopsvc.sql.paging import Listable, ListFilters, common_filters
 from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import (
@@ -368,7 +368,7 @@ def _unique(values: Iterable[int | None]) -> list[int]:
 def parse_meta(text: str | None) -> dict[str, Any]:
     """A stored JSON object (``order_meta``, a profile address); ``{}`` when it is not one."""
     try:
-        value = json.loads(text or "{}")
+        value = stored_json(text or "{}")
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

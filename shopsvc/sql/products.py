@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from sqlalchemy import (
 
 from shopsvc.sql import json_rows, paging
 from shopsvc.sql.bundle import Bundle, Ids, ids_in
-from shopsvc.sql.common import unindexed
+from shopsvc.sql.common import stored_json, unindexed
 from shopsvc.sql.paging import Listable, ListFilters, escape_like
 from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import (
@@ -178,7 +177,7 @@ def _id_list(text: str | None) -> list[int]:
     if not text or text == "[]":  # most products have none: nothing to parse
         return []
     try:
-        value = json.loads(text)
+        value = stored_json(text)
     except ValueError:
         return []
     if not isinstance(value, list):
@@ -188,7 +187,7 @@ def _id_list(text: str | None) -> list[int]:
 
 def _options(text: str | None) -> list[str]:
     try:
-        value = json.loads(text or "[]")
+        value = stored_json(text or "[]")
     except ValueError:
         return []
     if isinstance(value, str):

@@ -22,10 +22,10 @@ from shopsvc.records.attributes import attribute_record, attribute_record_by_id
 from shopsvc.resources import Attribute, Attributes
 from shopsvc.sql import attributes as attributes_sql
 from shopsvc.validation.attributes import clean_attribute
+from shopsvc.views import READ
 from shopsvc.writers import attributes as attribute_writes
 
 ENVELOPE = "product_attribute"
-READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
 

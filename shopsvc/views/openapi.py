@@ -19,9 +19,8 @@ from shopsvc import openapi
 from shopsvc.errors import no_route
 from shopsvc.openapi.page import DOCS_FILES, FILE_MAX_AGE, PAGE, swagger_ui_dir
 from shopsvc.resources import Docs, DocsFile, OpenApiDocument
+from shopsvc.views import READ
 from shopsvc.views.openapi_table import view_docs
-
-READ = {"request_method": ("GET", "HEAD")}
 
 
 def _api_root(request: Request) -> str:

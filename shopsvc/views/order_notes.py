@@ -25,12 +25,12 @@ from shopsvc.families import ORDER_NOTES, ORDERS
 from shopsvc.records.order_notes import note_record, note_record_by_id, note_records
 from shopsvc.resources import OrderNote, OrderNotes
 from shopsvc.validation.types import require_object
+from shopsvc.views import READ
 from shopsvc.writers import order_notes as writes
 
 SINGULAR = "order_note"
 PLURAL = "order_notes"
 MISSING = "shop_api_missing_order_note_data"
-READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
 

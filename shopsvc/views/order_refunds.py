@@ -31,12 +31,12 @@ from shopsvc.records.order_refunds import (
 )
 from shopsvc.resources import OrderRefund, OrderRefunds
 from shopsvc.validation.types import require_object
+from shopsvc.views import READ
 from shopsvc.writers import order_refunds as writes
 
 SINGULAR = "order_refund"
 PLURAL = "order_refunds"
 MISSING = "shop_api_missing_order_refund_data"
-READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
 

@@ -29,9 +29,9 @@ from shopsvc.resources import Order, Orders, OrdersCount, OrderStatuses
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql.orders import OrderFilters
 from shopsvc.validation.types import parse_loose_bool
+from shopsvc.views import READ
 from shopsvc.writers import orders as writers
 
-READ = {"request_method": ("GET", "HEAD")}
 READ_CAPABILITY = "read_private_shop_orders"
 
 

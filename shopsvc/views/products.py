@@ -29,10 +29,10 @@ from shopsvc.sql import products as products_sql
 from shopsvc.sql import reviews as reviews_sql
 from shopsvc.sql.products import ProductFilters
 from shopsvc.validation.types import parse_loose_bool
+from shopsvc.views import READ
 from shopsvc.views import orders as order_views
 from shopsvc.writers import products as writer
 
-READ = {"request_method": ("GET", "HEAD")}
 ORDERBY = {**COMMON_ORDERBY, "title": "title", "name": "title", "menu_order": "menu_order"}
 READ_CAPABILITY = "read_private_products"
 

@@ -36,9 +36,9 @@ from shopsvc.resources import (
 from shopsvc.sql import taxes as taxes_sql
 from shopsvc.validation import taxes as validation
 from shopsvc.validation.types import MAX_INT, MIN_INT, check_int, range_problem, require_object
+from shopsvc.views import READ
 from shopsvc.writers import taxes as tax_writes
 
-READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
 

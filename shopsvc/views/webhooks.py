@@ -25,11 +25,11 @@ from shopsvc.sql import webhooks as webhooks_sql
 from shopsvc.sql.tables import utc_now
 from shopsvc.validation import webhooks as validation
 from shopsvc.validation.types import require_object
+from shopsvc.views import READ
 
 API_VERSION = "legacy_v3"
 LIST_STATUSES = (*STATUSES, "all")
 ORDERBY = {**COMMON_ORDERBY, "title": "name", "name": "name"}
-READ = {"request_method": ("GET", "HEAD")}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
 

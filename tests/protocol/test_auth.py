@@ -5,6 +5,8 @@ and authentication before routing."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 import types
 from collections.abc import Callable, Iterator
@@ -852,3 +854,11 @@ def test_woocommerce_client_slash_in_a_value_is_accepted_unless_strict(
         )
     finally:
         strict.app.registry.engine.dispose()
+
+
+@pytest.mark.parametrize("consumer_key", ["ck_" + "0" * 40, "", "ck_ünïcode", "x" * 500])
+def test_consumer_keys_are_stored_as_their_hmac_sha256(consumer_key: str) -> None:
+    """The stored hash of every key ever issued: HMAC-SHA256 under ``shop-api``, in hex (twice,
+    as the hash is computed from a copy of one keyed HMAC)."""
+    expected = hmac.new(b"shop-api", consumer_key.encode("utf-8"), hashlib.sha256).hexdigest()
+    assert hash_consumer_key(consumer_key) == hash_consumer_key(consumer_key) == expected

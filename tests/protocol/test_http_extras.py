@@ -12,6 +12,7 @@ import gzip
 import json
 import logging
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -25,6 +26,8 @@ from webtest import TestApp
 from shopsvc.db import make_engine
 from shopsvc.http_cache import acceptable_codings, if_none_match
 from shopsvc.logs import REQUEST_ID, JsonFormatter, TextFormatter
+from shopsvc.protocol import new_request_id
+from shopsvc.rendering import http_date
 from shopsvc.settings import SettingsError, load_settings
 from tests.helpers.api import ROOT, Credentials, authorised, paging_headers
 from tests.helpers.webhooks import numbered_webhooks, set_times, webhook_ids
@@ -148,6 +151,22 @@ def test_a_safe_request_id_is_reused(app: TestApp, given: str) -> None:
 def test_an_unsafe_request_id_is_replaced(app: TestApp, given: str) -> None:
     response = app.get(ROOT, headers={"X-Request-Id": given})
     assert HEX_ID.fullmatch(response.headers["X-Request-Id"])
+
+
+def test_new_request_ids_are_version_4_uuids() -> None:
+    """As ``uuid.uuid4().hex`` writes them: 32 hex digits of a random UUID, version 4, RFC 4122
+    variant."""
+    made = [new_request_id() for _ in range(2000)]
+    assert len(set(made)) == len(made)
+    for made_id in made:
+        assert HEX_ID.fullmatch(made_id)
+        parsed = uuid.UUID(hex=made_id)
+        assert (parsed.version, parsed.variant, parsed.hex) == (4, uuid.RFC_4122, made_id)
+    # every other bit is random: each is 1 in some ids and 0 in others
+    values = [int(made_id, 16) for made_id in made]
+    fixed = (0xF000 << 64) | (0xC000 << 48)
+    for bit in (bit for bit in range(128) if not fixed >> bit & 1):
+        assert len({value >> bit & 1 for value in values}) == 2, bit
 
 
 def test_access_line_fields(
@@ -607,3 +626,27 @@ def test_tween_order(app: TestApp) -> None:
         "pyramid.tweens.excview_tween_factory",
         "shopsvc.protocol.protocol_tween_factory",
     ]
+
+
+def test_http_date_is_what_webob_writes() -> None:
+    """``rendering.http_date`` writes ``Last-Modified`` as webob's setter did: the fields of the
+    datetime as they are (an aware datetime is not converted), English names, ``GMT``."""
+    zones = (
+        dt.UTC,
+        dt.timezone(dt.timedelta(hours=5, minutes=30)),
+        dt.timezone(-dt.timedelta(hours=8)),
+    )
+    values = [
+        dt.datetime(1, 1, 1, tzinfo=dt.UTC),
+        dt.datetime(999, 12, 31, 23, 59, 59, tzinfo=dt.UTC),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=dt.UTC),
+        dt.datetime(2024, 2, 29, 0, 0, 0, tzinfo=dt.UTC),
+        dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.UTC),
+    ]
+    start = dt.datetime(1999, 12, 25, 13, 7, 9)
+    values += [start + dt.timedelta(days=37 * i, seconds=4099 * i) for i in range(400)]
+    values += [value.replace(tzinfo=zones[i % 3]) for i, value in enumerate(values)]
+    for value in values:
+        response = Response()
+        response.last_modified = value
+        assert http_date(value) == response.headers["Last-Modified"], value
