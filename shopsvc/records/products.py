@@ -68,6 +68,8 @@ class _Context:
     summaries: dict[int, _Summary] = field(default_factory=dict)
     priced: dict[tuple[Any, ...], _Summary] = field(default_factory=dict)
     stocks: dict[int, _Stock] = field(default_factory=dict)
+    #: a parent's ``dimensions``, shared by its variations that set none of their own
+    dimensions: dict[int, dict[str, str]] = field(default_factory=dict)
     variation_values: dict[int, list[tuple[ProductAttribute, str, str]]] = field(
         default_factory=dict
     )
@@ -268,9 +270,14 @@ def _inherited(node: ProductData) -> Mapping[str, Any]:
     found = {}
     for column in INHERITED:
         value = node.row[column]
-        # ``not value`` first: comparing a Decimal with "" is slow
-        found[column] = parent.row[column] if not value and value in (None, "") else value
+        found[column] = parent.row[column] if _unset(value) else value
     return found
+
+
+def _unset(value: Any) -> bool:
+    """A variation's own value that its parent's replaces (see :func:`_inherited`)."""
+    # ``not value`` first: comparing a Decimal with "" is slow
+    return not value and value in (None, "")
 
 
 def _from_parent(node: ProductData, column: str) -> Any:
@@ -297,15 +304,30 @@ def _shipping_class(node: ProductData) -> tuple[str, int | None]:
     return shipping["slug"], int(shipping["id"])
 
 
-def _dimensions(values: Mapping[str, Any], ctx: _Context) -> dict[str, str]:
-    """``dimensions`` of the :func:`_inherited` ``values``: 2 decimals, ``""`` when unset."""
+def _dimensions(node: ProductData, values: Mapping[str, Any], ctx: _Context) -> dict[str, str]:
+    """``dimensions`` of ``node`` (its :func:`_inherited` ``values``): 2 decimals, ``""`` when
+    unset. A product's are built once per batch; a variation that sets none of the three shows
+    its parent's, the same dict (records never change once built)."""
+    parent = node.parent
+    if node.type == "variation" and parent is not None:
+        row = node.row
+        if _unset(row["length"]) and _unset(row["width"]) and _unset(row["height"]):
+            found = ctx.dimensions.get(parent.id)
+            if found is None:
+                found = ctx.dimensions[parent.id] = _dimensions(parent, _inherited(parent), ctx)
+            return found
+    elif node.id in ctx.dimensions:
+        return ctx.dimensions[node.id]
     length, width, height = values["length"], values["width"], values["height"]
-    return {
+    found = {
         "length": "" if length is None else format_decimal(length, 2),
         "width": "" if width is None else format_decimal(width, 2),
         "height": "" if height is None else format_decimal(height, 2),
         "unit": ctx.settings.dimension_unit,
     }
+    if node.type != "variation":
+        ctx.dimensions[node.id] = found
+    return found
 
 
 def _weight(values: Mapping[str, Any]) -> str | None:
@@ -540,7 +562,7 @@ def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
         "visible": shown,
         "on_sale": point.on_sale,
         "weight": _weight(values),
-        "dimensions": _dimensions(values, ctx),
+        "dimensions": _dimensions(node, values, ctx),
         "shipping_class": shipping_class,
         "shipping_class_id": shipping_class_id,
         "image": _images(node, ctx),
@@ -612,7 +634,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "product_url": row["product_url"] if external else "",
         "button_text": row["button_text"] if external else "",
         "weight": _weight(values),
-        "dimensions": _dimensions(values, ctx),
+        "dimensions": _dimensions(node, values, ctx),
         "shipping_required": shipping_required,
         "shipping_taxable": shipping_required and tax_status in ("taxable", "shipping"),
         "shipping_class": shipping_class,
