@@ -56,9 +56,9 @@ from sqlalchemy import (
 )
 
 from shopsvc.sql import order_counts, paging
-from shopsvc.sql.bundle import Bundle, Ids, ids_in
+from shopsvc.sql.bundle import Bundle, Ids, ids_in, row_builder
 from shopsvc.sql.paging import Listable, ListFilters, common_filters
-from shopsvc.sql.prepared import Prepared
+from shopsvc.sql.prepared import Prepared, column_key
 from shopsvc.sql.tables import (
     LINE_ITEM,
     TRASHED_ORDER,
@@ -386,7 +386,7 @@ def load_orders(
         return data
     if rows is None:
         # fresh dicts, the loader's own
-        found_rows: Iterable[Row] = _ROWS.mappings(conn, {"ids": wanted})
+        found_rows: Iterable[Row] = map(_ROW, _ROWS.rows(conn, {"ids": wanted}))
     else:
         found_rows = (dict(row) for row in rows)
     wanted_ids = set(wanted)
@@ -420,6 +420,10 @@ def rows_query(ids: Ids) -> Select[Any]:
 
 
 _ROWS = Prepared(rows_query("ids"))
+#: A row of :data:`_ROWS` as a dict keyed by column.
+_ROW = row_builder(
+    [(column_key(column.key), i) for i, column in enumerate(_ROWS.statement.selected_columns)]
+)
 
 
 @functools.cache

@@ -17,7 +17,7 @@ import datetime as dt
 import functools
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -39,10 +39,10 @@ from sqlalchemy import (
 )
 
 from shopsvc.sql import paging
-from shopsvc.sql.bundle import Bundle, Ids, ids_in
+from shopsvc.sql.bundle import Bundle, Ids, ids_in, row_builder
 from shopsvc.sql.common import unindexed
 from shopsvc.sql.paging import Listable, ListFilters, escape_like
-from shopsvc.sql.prepared import Prepared
+from shopsvc.sql.prepared import Prepared, column_key
 from shopsvc.sql.tables import (
     LISTED_PRODUCT,
     PRODUCT_SEARCH_TEXT,
@@ -250,6 +250,13 @@ def _family_prepared() -> Prepared:
     return Prepared(_family_rows())
 
 
+@functools.cache
+def _family_row() -> Callable[[Sequence[Any]], dict[str, Any]]:
+    """A row of :func:`_family_rows` as a dict keyed by column."""
+    columns = _family_rows().selected_columns
+    return row_builder([(column_key(column.key), i) for i, column in enumerate(columns)])
+
+
 def family_query(ids: Sequence[int]) -> Executable:
     """The statement :func:`load_product_rows` runs."""
     return _family_rows().params(ids=list(ids))
@@ -262,7 +269,8 @@ def load_product_rows(conn: Connection, ids: Sequence[int]) -> list[dict[str, An
     wanted = _chunks(i for i in ids if isinstance(i, int) and i > 0)
     if not wanted:
         return []
-    return _family_prepared().mappings(conn, {"ids": wanted})
+    build = _family_row()
+    return [build(row) for row in _family_prepared().rows(conn, {"ids": wanted})]
 
 
 def kind_of(rows: Sequence[dict[str, Any]], product_id: int) -> dict[str, Any] | None:
