@@ -270,14 +270,9 @@ def _inherited(node: ProductData) -> Mapping[str, Any]:
     found = {}
     for column in INHERITED:
         value = node.row[column]
-        found[column] = parent.row[column] if _unset(value) else value
+        # ``not value`` first: comparing a Decimal with "" is slow
+        found[column] = parent.row[column] if not value and value in (None, "") else value
     return found
-
-
-def _unset(value: Any) -> bool:
-    """A variation's own value that its parent's replaces (see :func:`_inherited`)."""
-    # ``not value`` first: comparing a Decimal with "" is slow
-    return not value and value in (None, "")
 
 
 def _from_parent(node: ProductData, column: str) -> Any:
@@ -306,18 +301,22 @@ def _shipping_class(node: ProductData) -> tuple[str, int | None]:
 
 def _dimensions(node: ProductData, values: Mapping[str, Any], ctx: _Context) -> dict[str, str]:
     """``dimensions`` of ``node`` (its :func:`_inherited` ``values``): 2 decimals, ``""`` when
-    unset. A product's are built once per batch; a variation that sets none of the three shows
-    its parent's, the same dict (records never change once built)."""
+    unset. A product's are built once per batch; a variation that shows its parent's three
+    values (it sets none of its own) shows its parent's dict (records never change once
+    built)."""
     parent = node.parent
     if node.type == "variation" and parent is not None:
-        row = node.row
-        if _unset(row["length"]) and _unset(row["width"]) and _unset(row["height"]):
-            found = ctx.dimensions.get(parent.id)
-            if found is None:
-                found = ctx.dimensions[parent.id] = _dimensions(parent, _inherited(parent), ctx)
+        shown = parent.row
+        if (
+            values["length"] is shown["length"]
+            and values["width"] is shown["width"]
+            and values["height"] is shown["height"]
+        ):
+            return _dimensions(parent, shown, ctx)
+    else:
+        found = ctx.dimensions.get(node.id)
+        if found is not None:
             return found
-    elif node.id in ctx.dimensions:
-        return ctx.dimensions[node.id]
     length, width, height = values["length"], values["width"], values["height"]
     found = {
         "length": "" if length is None else format_decimal(length, 2),
