@@ -93,7 +93,7 @@ class Settings:
     # Statements slower than this many milliseconds are logged (shopsvc.sql.slow); 0: off.
     slow_sql_ms: float = 200.0
     # The garbage collector's youngest-generation threshold (Python's default: 700); 0: leave it.
-    gc_threshold: int = 10_000
+    gc_threshold: int = 100_000
     max_body_bytes: int = 10 * 1024 * 1024
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
     # Browser origins allowed to call the API (``scheme://host[:port]``, or ``*``); empty: no CORS.

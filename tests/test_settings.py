@@ -52,7 +52,7 @@ def test_built_in_defaults_are_the_production_values() -> None:
     assert (shop.out_of_stock_threshold, shop.hide_out_of_stock) == (0, False)
     assert (shop.price_display_suffix, shop.store_name, shop.store_description) == ("", "Shop", "")
     assert shop.timezone == "UTC"
-    assert shop.gc_threshold == 10_000
+    assert shop.gc_threshold == 100_000
 
 
 def test_ini_values() -> None:
@@ -279,7 +279,8 @@ def test_the_server_port_comes_from_http_port(
 
 
 def test_gc_threshold_tunes_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``shopsvc.gc_threshold``: the youngest generation's threshold (older ones 50 and 100);
+    """``shopsvc.gc_threshold``: the youngest generation's threshold (the middle one every
+    500 000 net allocations, at least after each youngest; the oldest after 100 of those);
     0 leaves the collector as it is; the start-up heap is frozen once per process."""
     import gc
 
@@ -294,9 +295,11 @@ def test_gc_threshold_tunes_the_collector(monkeypatch: pytest.MonkeyPatch) -> No
         assert gc.get_threshold() == before
         assert frozen == []
         app_module.tune_gc(20_000)
-        assert gc.get_threshold() == (20_000, 50, 100)
-        app_module.tune_gc(10_000)
-        assert gc.get_threshold() == (10_000, 50, 100)
+        assert gc.get_threshold() == (20_000, 25, 100)
+        app_module.tune_gc(100_000)
+        assert gc.get_threshold() == (100_000, 5, 100)
+        app_module.tune_gc(1_000_000)
+        assert gc.get_threshold() == (1_000_000, 1, 100)
         assert frozen == [True]
     finally:
         gc.set_threshold(*before)

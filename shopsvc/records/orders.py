@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -286,13 +286,19 @@ def _coupon_line(item: Row, batch: _Batch) -> Row:
 
 # --- addresses and the customer
 
-#: (address field, ``orders`` column) of the billing and the shipping address.
-_BILLING_COLUMNS = tuple((name, f"billing_{name}") for name in BILLING_FIELDS)
-_SHIPPING_COLUMNS = tuple((name, f"shipping_{name}") for name in SHIPPING_FIELDS)
+
+def _address_reader(prefix: str, fields: Sequence[str]) -> Callable[[Row], dict[str, str]]:
+    """``lambda row: {"first_name": row["billing_first_name"] or "", …}``: an address of an
+    ``orders`` row (its ``prefix`` columns, ``""`` for NULL), compiled once as one dict display,
+    which Python builds at half the cost of a comprehension over the fields (a page of 1000
+    orders reads 2000 addresses). The names are the table's column names (``repr`` writes them
+    as string literals)."""
+    display = ", ".join(f"{name!r}: row[{prefix + name!r}] or ''" for name in fields)
+    return eval(f"lambda row: {{{display}}}", {})
 
 
-def _order_address(row: Row, columns: Sequence[tuple[str, str]]) -> dict[str, str]:
-    return {name: row[column] or "" for name, column in columns}
+_billing_address = _address_reader("billing_", BILLING_FIELDS)
+_shipping_address = _address_reader("shipping_", SHIPPING_FIELDS)
 
 
 def _guest_block(billing: dict[str, str], shipping: dict[str, str]) -> Row:
@@ -338,10 +344,10 @@ def _record(order: OrderData, batch: _Batch) -> Row:
     lines = order.items_of("line_item")
     shipping = order.items_of("shipping")
     customer = order.customer
-    billing = _order_address(row, _BILLING_COLUMNS)
+    billing = _billing_address(row)
     if not billing["email"] and customer is not None:
         billing["email"] = customer.user["email"]
-    shipping_address = _order_address(row, _SHIPPING_COLUMNS)
+    shipping_address = _shipping_address(row)
     subtotal = rules.order_subtotal(
         [item["subtotal"] for item in lines], batch.price_decimals, batch.round_at_subtotal
     )

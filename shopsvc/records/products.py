@@ -68,6 +68,8 @@ class _Context:
     summaries: dict[int, _Summary] = field(default_factory=dict)
     priced: dict[tuple[Any, ...], _Summary] = field(default_factory=dict)
     stocks: dict[int, _Stock] = field(default_factory=dict)
+    #: a parent's ``dimensions``, shared by its variations that set none of their own
+    dimensions: dict[int, dict[str, str]] = field(default_factory=dict)
     variation_values: dict[int, list[tuple[ProductAttribute, str, str]]] = field(
         default_factory=dict
     )
@@ -297,15 +299,34 @@ def _shipping_class(node: ProductData) -> tuple[str, int | None]:
     return shipping["slug"], int(shipping["id"])
 
 
-def _dimensions(values: Mapping[str, Any], ctx: _Context) -> dict[str, str]:
-    """``dimensions`` of the :func:`_inherited` ``values``: 2 decimals, ``""`` when unset."""
+def _dimensions(node: ProductData, values: Mapping[str, Any], ctx: _Context) -> dict[str, str]:
+    """``dimensions`` of ``node`` (its :func:`_inherited` ``values``): 2 decimals, ``""`` when
+    unset. A product's are built once per batch; a variation that shows its parent's three
+    values (it sets none of its own) shows its parent's dict (records never change once
+    built)."""
+    parent = node.parent
+    if node.type == "variation" and parent is not None:
+        shown = parent.row
+        if (
+            values["length"] is shown["length"]
+            and values["width"] is shown["width"]
+            and values["height"] is shown["height"]
+        ):
+            return _dimensions(parent, shown, ctx)
+    else:
+        found = ctx.dimensions.get(node.id)
+        if found is not None:
+            return found
     length, width, height = values["length"], values["width"], values["height"]
-    return {
+    found = {
         "length": "" if length is None else format_decimal(length, 2),
         "width": "" if width is None else format_decimal(width, 2),
         "height": "" if height is None else format_decimal(height, 2),
         "unit": ctx.settings.dimension_unit,
     }
+    if node.type != "variation":
+        ctx.dimensions[node.id] = found
+    return found
 
 
 def _weight(values: Mapping[str, Any]) -> str | None:
@@ -540,7 +561,7 @@ def _variation_record(node: ProductData, ctx: _Context) -> dict[str, Any]:
         "visible": shown,
         "on_sale": point.on_sale,
         "weight": _weight(values),
-        "dimensions": _dimensions(values, ctx),
+        "dimensions": _dimensions(node, values, ctx),
         "shipping_class": shipping_class,
         "shipping_class_id": shipping_class_id,
         "image": _images(node, ctx),
@@ -612,7 +633,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "product_url": row["product_url"] if external else "",
         "button_text": row["button_text"] if external else "",
         "weight": _weight(values),
-        "dimensions": _dimensions(values, ctx),
+        "dimensions": _dimensions(node, values, ctx),
         "shipping_required": shipping_required,
         "shipping_taxable": shipping_required and tax_status in ("taxable", "shipping"),
         "shipping_class": shipping_class,

@@ -55,10 +55,10 @@ from sqlalchemy import (
 )
 
 from shopsvc.sql import json_rows, order_counts, paging
-from shopsvc.sql.bundle import Bundle, Ids, ids_in
+from shopsvc.sql.bundle import Bundle, Ids, ids_in, row_builder
 from shopsvc.sql.common import stored_json
 from shopsvc.sql.paging import Listable, ListFilters, common_filters
-from shopsvc.sql.prepared import Prepared
+from shopsvc.sql.prepared import Prepared, column_key
 from shopsvc.sql.tables import (
     LINE_ITEM,
     TRASHED_ORDER,
@@ -386,7 +386,7 @@ def load_orders(
         return data
     if rows is None:
         # fresh dicts, the loader's own
-        found_rows: Iterable[Row] = _ROWS.mappings(conn, {"ids": wanted})
+        found_rows: Iterable[Row] = map(_ROW, _ROWS.rows(conn, {"ids": wanted}))
     else:
         found_rows = (dict(row) for row in rows)
     wanted_ids = set(wanted)
@@ -421,6 +421,10 @@ def rows_query(ids: Ids) -> Select[Any]:
 
 
 _ROWS = Prepared(rows_query("ids"))
+#: A row of :data:`_ROWS` as a dict keyed by column.
+_ROW = row_builder(
+    [(column_key(column.key), i) for i, column in enumerate(_ROWS.statement.selected_columns)]
+)
 
 
 @functools.cache
@@ -448,10 +452,16 @@ def children_query(order_ids: Sequence[int], customer_ids: Sequence[int]) -> Exe
     return statement.params(order_ids=list(order_ids), customer_ids=list(customer_ids))
 
 
+#: The columns of ``order_items`` no record reads: a line's tax breakdown (JSON, the widest
+#: column; the records show the tax items) and its ``taxable`` flag.
+_UNREAD_ITEM_COLUMNS = ("taxes", "taxable")
+
+
 def items_query(order_ids: Ids) -> Select[Any]:
-    """Every item (lines, shipping, fees, coupons, taxes) of these orders."""
+    """Every item (lines, shipping, fees, coupons, taxes) of these orders, with the columns the
+    records read."""
     return (
-        select(order_items)
+        select(*(c for c in order_items.columns if c.name not in _UNREAD_ITEM_COLUMNS))
         .where(ids_in(order_items.c.order_id, order_ids))
         .order_by(order_items.c.order_id, order_items.c.id)
     )

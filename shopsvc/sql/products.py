@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -38,10 +38,10 @@ from sqlalchemy import (
 )
 
 from shopsvc.sql import json_rows, paging
-from shopsvc.sql.bundle import Bundle, Ids, ids_in
+from shopsvc.sql.bundle import Bundle, Ids, ids_in, row_builder
 from shopsvc.sql.common import stored_json, unindexed
 from shopsvc.sql.paging import Listable, ListFilters, escape_like
-from shopsvc.sql.prepared import Prepared
+from shopsvc.sql.prepared import Prepared, column_key
 from shopsvc.sql.tables import (
     LISTED_PRODUCT,
     PRODUCT_SEARCH_TEXT,
@@ -249,6 +249,13 @@ def _family_prepared() -> Prepared:
     return Prepared(_family_rows())
 
 
+@functools.cache
+def _family_row() -> Callable[[Sequence[Any]], dict[str, Any]]:
+    """A row of :func:`_family_rows` as a dict keyed by column."""
+    columns = _family_rows().selected_columns
+    return row_builder([(column_key(column.key), i) for i, column in enumerate(columns)])
+
+
 def family_query(ids: Sequence[int]) -> Executable:
     """The statement :func:`load_product_rows` runs."""
     return _family_rows().params(ids=list(ids))
@@ -261,8 +268,9 @@ def load_product_rows(conn: Connection, ids: Sequence[int]) -> list[dict[str, An
     wanted = _chunks(i for i in ids if isinstance(i, int) and i > 0)
     if not wanted:
         return []
+    build = _family_row()
     one_row = json_rows.for_records(len(wanted))
-    return _family_prepared().mappings(conn, {"ids": wanted}, one_row=one_row)
+    return [build(row) for row in _family_prepared().rows(conn, {"ids": wanted}, one_row=one_row)]
 
 
 def kind_of(rows: Sequence[dict[str, Any]], product_id: int) -> dict[str, Any] | None:

@@ -1,0 +1,124 @@
+"""The order records' exact bytes, to compare before and after a change to how they are built.
+
+Seeds the orders of ``bench/orders.py`` (default 2000; their ``order_key`` drawn from a fixed
+sequence instead of at random, so that two runs give the same bytes on the same code) into a
+scratch database, then writes each response body and its headers (but ``Date`` and
+``X-Request-Id``) to files of ``DIR``: the pages of 10, 100 and 1000 orders, page 3 of 100, with
+``filter[dp]``, ``filter[meta]``, ``filter[all_item_meta]`` and ``filter[expand]=products,taxes``,
+a single order, and the records without a request (``RecordContext.for_system``, as the CLI and
+the webhook sender build them).
+
+    python bench/order_bodies.py /tmp/before              # before the change
+    python bench/order_bodies.py /tmp/after --compare /tmp/before
+    python bench/order_bodies.py DIR --database-url postgresql://postgres@127.0.0.1:5432/postgres
+
+``--compare`` exits 1 when a body differs (its name is printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import itertools
+import json
+import pathlib
+import sys
+import tempfile
+
+ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT_DIR))
+
+from bench import orders as bench_orders  # noqa: E402
+from bench.common import admin_key, basic_auth, scratch_database, wsgi_request  # noqa: E402
+from shopsvc import main as app_main  # noqa: E402
+from shopsvc.db import make_engine, migrate  # noqa: E402
+from shopsvc.records.context import RecordContext  # noqa: E402
+from shopsvc.records.orders import OrderOptions, order_records  # noqa: E402
+from shopsvc.settings import Settings  # noqa: E402
+
+API = bench_orders.API
+NOW = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+#: Headers that differ from one response to the next whatever the code.
+VARYING = ("date", "x-request-id")
+
+
+def fixed_order_keys() -> None:
+    """``order_key`` from a fixed sequence while seeding (the writers draw it at random)."""
+    numbers = itertools.count(1)
+    bench_orders.rules.new_order_key = lambda: f"shop_order_{next(numbers):013d}"  # type: ignore[assignment]
+
+
+def bodies(url: str, count: int) -> dict[str, bytes]:
+    """Every body and header list, by name, from a freshly seeded database at ``url``."""
+    fixed_order_keys()
+    with tempfile.TemporaryDirectory() as media:
+        engine = make_engine(url)
+        migrate(engine)
+        bench_orders.seed(engine, count, lambda text: None)
+        key, secret = admin_key(engine)
+        settings = {
+            "sqlalchemy.url": url,
+            "shopsvc.media_dir": media,
+            "shopsvc.auth.allow_basic_over_http": "true",
+            "shopsvc.max_page_size": "1000",
+        }
+        app = app_main({"__file__": "bench.ini"}, **settings)
+        headers = {"Authorization": basic_auth(key, secret)}
+        requests: list[tuple[str, str, dict[str, str]]] = [
+            (f"page-{limit}", API, {"filter[limit]": str(limit)}) for limit in (10, 100, 1000)
+        ]
+        requests += [
+            ("page-3-of-100", API, {"filter[limit]": "100", "page": "3"}),
+            ("dp-3", API, {"filter[limit]": "100", "filter[dp]": "3"}),
+            ("meta", API, {"filter[limit]": "100", "filter[meta]": "true"}),
+            ("all-item-meta", API, {"filter[limit]": "100", "filter[all_item_meta]": "true"}),
+            ("expand", API, {"filter[limit]": "100", "filter[expand]": "products,taxes"}),
+            ("single", f"{API}/5", {}),
+        ]
+        found: dict[str, bytes] = {}
+        for name, path, params in requests:
+            response = wsgi_request(app, "GET", path, params, headers)
+            if response.status != 200:
+                raise SystemExit(f"{name}: HTTP {response.status}: {response.body[:300]!r}")
+            found[name] = response.body
+            kept = [(k, v) for k, v in response.headers if k.lower() not in VARYING]
+            found[f"{name}.headers"] = json.dumps(kept).encode()
+        with engine.connect() as conn, conn.begin():
+            context = RecordContext.for_system(conn, Settings(), ("edit_shop_orders",), now=NOW)
+            records = order_records(context, list(range(1, 201)), OrderOptions(meta=True))
+        found["system"] = json.dumps(records, ensure_ascii=False).encode()
+        app.registry.engine.dispose()
+        engine.dispose()
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("directory", type=pathlib.Path, help="where the bodies are written")
+    parser.add_argument("--database-url", default=None, help="default: a temporary SQLite file")
+    parser.add_argument("--orders", type=int, default=2000, help="bench orders to seed")
+    parser.add_argument("--compare", type=pathlib.Path, help="a directory of earlier bodies")
+    args = parser.parse_args(argv)
+    with scratch_database(args.database_url) as url:
+        found = bodies(url, args.orders)
+    args.directory.mkdir(parents=True, exist_ok=True)
+    differ = []
+    for name, body in found.items():
+        (args.directory / f"{name}.json").write_bytes(body)
+        digest = hashlib.sha256(body).hexdigest()[:16]
+        verdict = ""
+        if args.compare is not None:
+            earlier = args.compare / f"{name}.json"
+            same = earlier.exists() and earlier.read_bytes() == body
+            verdict = "same" if same else "DIFFERENT"
+            if not same:
+                differ.append(name)
+        print(f"{name:<28} {len(body):>9} {digest} {verdict}")
+    if args.compare is not None:
+        print(f"{len(found) - len(differ)} of {len(found)} bodies identical to {args.compare}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
