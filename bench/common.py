@@ -4,6 +4,7 @@ straight to the WSGI application (no test client in between)."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import os
 import pathlib
@@ -121,3 +122,27 @@ def wsgi_request(
         if close is not None:
             close()
     return WsgiResponse(started[0], started[1], content)
+
+
+def write_bodies(
+    directory: pathlib.Path, found: Mapping[str, bytes], compare: pathlib.Path | None
+) -> int:
+    """Write each body of ``found`` to ``directory/<name>.json``, print its size and digest,
+    and, given ``compare`` (a directory of earlier bodies), whether it is byte for byte the
+    same there; 1 when any differs (bench/product_bodies.py, bench/order_bodies.py)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    differ = []
+    for name, body in found.items():
+        (directory / f"{name}.json").write_bytes(body)
+        digest = hashlib.sha256(body).hexdigest()[:16]
+        verdict = ""
+        if compare is not None:
+            earlier = compare / f"{name}.json"
+            same = earlier.exists() and earlier.read_bytes() == body
+            verdict = "same" if same else "DIFFERENT"
+            if not same:
+                differ.append(name)
+        print(f"{name:<28} {len(body):>9} {digest} {verdict}")
+    if compare is not None:
+        print(f"{len(found) - len(differ)} of {len(found)} bodies identical to {compare}")
+    return 1 if differ else 0

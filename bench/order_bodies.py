@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import itertools
 import json
 import pathlib
@@ -30,7 +29,13 @@ ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
 from bench import orders as bench_orders  # noqa: E402
-from bench.common import admin_key, basic_auth, scratch_database, wsgi_request  # noqa: E402
+from bench.common import (  # noqa: E402
+    admin_key,
+    basic_auth,
+    scratch_database,
+    write_bodies,
+    wsgi_request,
+)
 from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
 from shopsvc.records.context import RecordContext  # noqa: E402
@@ -102,22 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with scratch_database(args.database_url) as url:
         found = bodies(url, args.orders)
-    args.directory.mkdir(parents=True, exist_ok=True)
-    differ = []
-    for name, body in found.items():
-        (args.directory / f"{name}.json").write_bytes(body)
-        digest = hashlib.sha256(body).hexdigest()[:16]
-        verdict = ""
-        if args.compare is not None:
-            earlier = args.compare / f"{name}.json"
-            same = earlier.exists() and earlier.read_bytes() == body
-            verdict = "same" if same else "DIFFERENT"
-            if not same:
-                differ.append(name)
-        print(f"{name:<28} {len(body):>9} {digest} {verdict}")
-    if args.compare is not None:
-        print(f"{len(found) - len(differ)} of {len(found)} bodies identical to {args.compare}")
-    return 1 if differ else 0
+    return write_bodies(args.directory, found, args.compare)
 
 
 if __name__ == "__main__":
