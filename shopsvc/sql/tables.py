@@ -79,12 +79,22 @@ class Money(TypeDecorator[Decimal]):
         chains the impl's processor and :meth:`process_result_value`."""
         if dialect.name == "postgresql" and coltype == _PG_NUMERIC:
             return None
+        if dialect.name == "sqlite":
+            # The impl (text) has no processor of its own: the value goes straight to
+            # :func:`_money_of_stored`, one call instead of TypeDecorator's two per value.
+            return _money_of_stored
         return super().result_processor(dialect, coltype)
 
     def process_result_value(self, value: Any, dialect: Dialect) -> Decimal | None:
-        if value is None:
-            return None
-        return _decimal_of_text(value) if type(value) is str else Decimal(value)
+        return _money_of_stored(value)
+
+
+def _money_of_stored(value: Any) -> Decimal | None:
+    """A stored money value as a ``Decimal``: SQLite's text (or a REAL, e.g. a ``sum()``), any
+    other driver's number."""
+    if value is None:
+        return None
+    return _decimal_of_text(value) if type(value) is str else Decimal(value)
 
 
 class Id(TypeDecorator[int]):
