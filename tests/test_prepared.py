@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+from shopsvc.db import write_transaction
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql.bundle import Bundle, ids_in
@@ -192,3 +193,27 @@ def test_id_lists_bind_as_one_parameter_of_any_length(engine: sa.Engine) -> None
     ):
         expected, got = _both(engine, statement, {"ids": ids})
         assert [row["id"] for row in got] == [row["id"] for row in expected] == found
+
+
+def test_sqlite_begins_run_on_the_driver_and_are_seen_by_the_cursor_events(
+    engine: sa.Engine,
+) -> None:
+    """SQLite's explicit ``BEGIN``/``BEGIN IMMEDIATE`` (``db.make_engine``) go through
+    ``prepared.run_bare``: still seen by the cursor events, and the transaction is real."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("only SQLite is sent an explicit BEGIN")
+    seeded = _seed(engine)
+    with statements(engine) as seen:
+        with engine.connect() as conn, conn.begin():
+            assert conn.connection.driver_connection.in_transaction
+        with pytest.raises(RuntimeError), write_transaction(engine) as conn:
+            conn.execute(
+                sa.update(products).where(products.c.id == seeded["mug"]).values(sku="M-2")
+            )
+            raise RuntimeError("rolled back")
+    assert [sql for sql in seen if sql.startswith("BEGIN")] == ["BEGIN", "BEGIN IMMEDIATE"]
+    with engine.connect() as conn:
+        assert (
+            conn.execute(sa.select(products.c.sku).where(products.c.id == seeded["mug"])).scalar()
+            == "M-1"
+        )

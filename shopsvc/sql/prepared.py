@@ -204,6 +204,13 @@ def column_key(name: str) -> str:
 _PYFORMAT = re.compile(r"%(?:\(([^)]+)\)s|%)")
 
 
+def run_bare(conn: Connection, sql: str) -> None:
+    """Run ``sql`` (no parameters, no rows: ``BEGIN``) on the connection's driver cursor
+    between the engine's cursor events, without SQLAlchemy's execution context: what
+    ``conn.exec_driver_sql(sql)`` does, at a fraction of its cost."""
+    _run(conn, sql, (), False)
+
+
 def native_sql(sql: str) -> tuple[str, tuple[str, ...]]:
     """``sql`` in psycopg's ``%(name)s`` style rewritten with PostgreSQL's ``$n`` placeholders
     (a name used twice keeps its number; ``%%`` is a literal ``%``), and the names in order."""
@@ -235,8 +242,11 @@ def _run(
     driver = conn.connection.driver_connection
     cursor = driver.cursor() if native is None else RawCursor(driver)  # type: ignore[union-attr]
     try:
-        if dispatch.before_cursor_execute:
-            for listener in dispatch.before_cursor_execute:
+        # Each read of ``dispatch.<event>`` builds a listener collection (the connection's and
+        # the engine's, joined): read once per event.
+        listeners = dispatch.before_cursor_execute
+        if listeners:
+            for listener in listeners:
                 listener(conn, cursor, sql, parameters, context, False)
         try:
             if native is None:
@@ -248,8 +258,9 @@ def _run(
             raise exc.DBAPIError.instance(
                 sql, parameters, error, conn.dialect.loaded_dbapi.Error, dialect=conn.dialect
             ) from error
-        if dispatch.after_cursor_execute:
-            for listener in dispatch.after_cursor_execute:
+        listeners = dispatch.after_cursor_execute
+        if listeners:
+            for listener in listeners:
                 listener(conn, cursor, sql, parameters, context, False)
         return found, cursor.description if describe else None
     finally:
