@@ -3,6 +3,7 @@ straight to the WSGI application (no test client in between)."""
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import io
@@ -122,6 +123,27 @@ def wsgi_request(
         if close is not None:
             close()
     return WsgiResponse(started[0], started[1], content)
+
+
+def bodies_main(
+    argv: list[str] | None,
+    doc: str,
+    bodies: Callable[[str, int], Mapping[str, bytes]],
+    records: str,
+    default: int,
+) -> int:
+    """The command line of bench/product_bodies.py and bench/order_bodies.py: seed ``--<records>``
+    (``default``) into a scratch database, take ``bodies(url, count)``, write and compare them
+    (:func:`write_bodies`)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("directory", type=pathlib.Path, help="where the bodies are written")
+    parser.add_argument("--database-url", default=None, help="default: a temporary SQLite file")
+    parser.add_argument(f"--{records}", type=int, default=default, help=f"bench {records} to seed")
+    parser.add_argument("--compare", type=pathlib.Path, help="a directory of earlier bodies")
+    args = parser.parse_args(argv)
+    with scratch_database(args.database_url) as url:
+        found = bodies(url, getattr(args, records))
+    return write_bodies(args.directory, found, args.compare)
 
 
 def write_bodies(

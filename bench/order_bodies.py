@@ -17,7 +17,6 @@ the webhook sender build them).
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import itertools
 import json
@@ -32,8 +31,7 @@ from bench import orders as bench_orders  # noqa: E402
 from bench.common import (  # noqa: E402
     admin_key,
     basic_auth,
-    scratch_database,
-    write_bodies,
+    bodies_main,
     wsgi_request,
 )
 from shopsvc import main as app_main  # noqa: E402
@@ -99,15 +97,7 @@ def bodies(url: str, count: int) -> dict[str, bytes]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("directory", type=pathlib.Path, help="where the bodies are written")
-    parser.add_argument("--database-url", default=None, help="default: a temporary SQLite file")
-    parser.add_argument("--orders", type=int, default=2000, help="bench orders to seed")
-    parser.add_argument("--compare", type=pathlib.Path, help="a directory of earlier bodies")
-    args = parser.parse_args(argv)
-    with scratch_database(args.database_url) as url:
-        found = bodies(url, args.orders)
-    return write_bodies(args.directory, found, args.compare)
+    return bodies_main(argv, __doc__, bodies, "orders", 2000)
 
 
 if __name__ == "__main__":

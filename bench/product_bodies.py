@@ -19,7 +19,6 @@ the records' ``now``), so that two runs give the same bytes on the same code.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import pathlib
@@ -34,8 +33,7 @@ sys.path.insert(0, str(ROOT_DIR))
 from bench.common import (  # noqa: E402
     admin_key,
     basic_auth,
-    scratch_database,
-    write_bodies,
+    bodies_main,
     wsgi_request,
 )
 from bench.products import API, seed  # noqa: E402
@@ -250,15 +248,7 @@ def bodies(url: str, products: int) -> dict[str, bytes]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("directory", type=pathlib.Path, help="where the bodies are written")
-    parser.add_argument("--database-url", default=None, help="default: a temporary SQLite file")
-    parser.add_argument("--products", type=int, default=1000, help="bench products to seed")
-    parser.add_argument("--compare", type=pathlib.Path, help="a directory of earlier bodies")
-    args = parser.parse_args(argv)
-    with scratch_database(args.database_url) as url:
-        found = bodies(url, args.products)
-    return write_bodies(args.directory, found, args.compare)
+    return bodies_main(argv, __doc__, bodies, "products", 1000)
 
 
 if __name__ == "__main__":
