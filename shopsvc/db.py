@@ -37,6 +37,15 @@ def make_engine(
     ``slow_sql_ms`` (``shopsvc.slow_sql_ms``; 0: off) logs the slower statements
     (:func:`log_slow_statements`)."""
     engine = _make_engine(url, lock_timeout, **kwargs)
+
+    @event.listens_for(engine, "checkin")
+    def _forget_request(_dbapi_connection: Any, record: Any) -> None:
+        # What a request noted on its connection (its id for the slow statement log; ``write``,
+        # which makes SQLite's BEGIN an IMMEDIATE one) ends with it: the pooled connection
+        # serves another user next (a read, the deliverer, the CLI).
+        record.info.pop("request_id", None)
+        record.info.pop("write", None)
+
     log_slow_statements(engine, slow_sql_ms)
     return engine
 
@@ -75,10 +84,6 @@ def log_slow_statements(engine: Engine, threshold_ms: float) -> None:
     ``shopsvc.sql.slow`` at WARNING: its duration, the request it served (``request_id``, from
     the request's connection), the shape of its parameters (names and types, list lengths —
     never a value) and the start of its SQL."""
-
-    @event.listens_for(engine, "checkin")
-    def _forget_request(_dbapi_connection: Any, record: Any) -> None:
-        record.info.pop("request_id", None)  # the pooled connection serves another one next
 
     if threshold_ms <= 0:
         return

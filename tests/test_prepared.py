@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from shopsvc.db import write_transaction
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql.bundle import Bundle, ids_in
@@ -203,16 +202,18 @@ def test_sqlite_begins_run_on_the_driver_and_are_seen_by_the_cursor_events(
     if engine.dialect.name != "sqlite":
         pytest.skip("only SQLite is sent an explicit BEGIN")
     seeded = _seed(engine)
-    with statements(engine) as seen:
-        with engine.connect() as conn, conn.begin():
+    with statements(engine) as seen, engine.connect() as conn:
+        with conn.begin():
             assert conn.connection.driver_connection.in_transaction
-        with pytest.raises(RuntimeError), write_transaction(engine) as conn:
+        conn.info["write"] = True
+        with pytest.raises(RuntimeError), conn.begin():
             conn.execute(
                 sa.update(products).where(products.c.id == seeded["mug"]).values(sku="M-2")
             )
             raise RuntimeError("rolled back")
     assert [sql for sql in seen if sql.startswith("BEGIN")] == ["BEGIN", "BEGIN IMMEDIATE"]
     with engine.connect() as conn:
+        assert "write" not in conn.info  # forgotten when the connection went back to the pool
         assert (
             conn.execute(sa.select(products.c.sku).where(products.c.id == seeded["mug"])).scalar()
             == "M-1"
