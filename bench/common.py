@@ -7,6 +7,7 @@ import argparse
 import base64
 import hashlib
 import io
+import json
 import os
 import pathlib
 import sys
@@ -23,6 +24,7 @@ ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 if str(ROOT_DIR) not in sys.path:
     sys.path.insert(0, str(ROOT_DIR))
 
+from shopsvc import main as app_main  # noqa: E402
 from tests.databases import scratch_postgres, user_with_key  # noqa: E402
 
 
@@ -123,6 +125,44 @@ def wsgi_request(
         if close is not None:
             close()
     return WsgiResponse(started[0], started[1], content)
+
+
+#: Response headers that differ from one response to the next whatever the code.
+VARYING_HEADERS = ("date", "x-request-id")
+
+
+def api_bodies(
+    engine: sa.Engine,
+    url: str,
+    requests: Iterable[tuple[str, str, Mapping[str, str]]],
+    *,
+    with_headers: bool = False,
+) -> dict[str, bytes]:
+    """GET each ``(name, path, params)`` of ``requests`` through the service on the seeded
+    database at ``url``, as a new administrator (pages of up to 1000); each 200 body by name,
+    and with ``with_headers`` its headers but :data:`VARYING_HEADERS` as ``<name>.headers``
+    (bench/product_bodies.py, bench/order_bodies.py)."""
+    key, secret = admin_key(engine)
+    headers = {"Authorization": basic_auth(key, secret)}
+    found: dict[str, bytes] = {}
+    with tempfile.TemporaryDirectory() as media:
+        settings = {
+            "sqlalchemy.url": url,
+            "shopsvc.media_dir": media,
+            "shopsvc.auth.allow_basic_over_http": "true",
+            "shopsvc.max_page_size": "1000",
+        }
+        app = app_main({"__file__": "bench.ini"}, **settings)
+        for name, path, params in requests:
+            response = wsgi_request(app, "GET", path, params, headers)
+            if response.status != 200:
+                raise SystemExit(f"{name}: HTTP {response.status}: {response.body[:300]!r}")
+            found[name] = response.body
+            if with_headers:
+                kept = [(k, v) for k, v in response.headers if k.lower() not in VARYING_HEADERS]
+                found[f"{name}.headers"] = json.dumps(kept).encode()
+        app.registry.engine.dispose()
+    return found
 
 
 def bodies_main(

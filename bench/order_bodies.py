@@ -22,19 +22,12 @@ import itertools
 import json
 import pathlib
 import sys
-import tempfile
 
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
 from bench import orders as bench_orders  # noqa: E402
-from bench.common import (  # noqa: E402
-    admin_key,
-    basic_auth,
-    bodies_main,
-    wsgi_request,
-)
-from shopsvc import main as app_main  # noqa: E402
+from bench.common import api_bodies, bodies_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
 from shopsvc.records.context import RecordContext  # noqa: E402
 from shopsvc.records.orders import OrderOptions, order_records  # noqa: E402
@@ -42,8 +35,6 @@ from shopsvc.settings import Settings  # noqa: E402
 
 API = bench_orders.API
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
-#: Headers that differ from one response to the next whatever the code.
-VARYING = ("date", "x-request-id")
 
 
 def fixed_order_keys() -> None:
@@ -55,44 +46,26 @@ def fixed_order_keys() -> None:
 def bodies(url: str, count: int) -> dict[str, bytes]:
     """Every body and header list, by name, from a freshly seeded database at ``url``."""
     fixed_order_keys()
-    with tempfile.TemporaryDirectory() as media:
-        engine = make_engine(url)
-        migrate(engine)
-        bench_orders.seed(engine, count, lambda text: None)
-        key, secret = admin_key(engine)
-        settings = {
-            "sqlalchemy.url": url,
-            "shopsvc.media_dir": media,
-            "shopsvc.auth.allow_basic_over_http": "true",
-            "shopsvc.max_page_size": "1000",
-        }
-        app = app_main({"__file__": "bench.ini"}, **settings)
-        headers = {"Authorization": basic_auth(key, secret)}
-        requests: list[tuple[str, str, dict[str, str]]] = [
-            (f"page-{limit}", API, {"filter[limit]": str(limit)}) for limit in (10, 100, 1000)
-        ]
-        requests += [
-            ("page-3-of-100", API, {"filter[limit]": "100", "page": "3"}),
-            ("dp-3", API, {"filter[limit]": "100", "filter[dp]": "3"}),
-            ("meta", API, {"filter[limit]": "100", "filter[meta]": "true"}),
-            ("all-item-meta", API, {"filter[limit]": "100", "filter[all_item_meta]": "true"}),
-            ("expand", API, {"filter[limit]": "100", "filter[expand]": "products,taxes"}),
-            ("single", f"{API}/5", {}),
-        ]
-        found: dict[str, bytes] = {}
-        for name, path, params in requests:
-            response = wsgi_request(app, "GET", path, params, headers)
-            if response.status != 200:
-                raise SystemExit(f"{name}: HTTP {response.status}: {response.body[:300]!r}")
-            found[name] = response.body
-            kept = [(k, v) for k, v in response.headers if k.lower() not in VARYING]
-            found[f"{name}.headers"] = json.dumps(kept).encode()
-        with engine.connect() as conn, conn.begin():
-            context = RecordContext.for_system(conn, Settings(), ("edit_shop_orders",), now=NOW)
-            records = order_records(context, list(range(1, 201)), OrderOptions(meta=True))
-        found["system"] = json.dumps(records, ensure_ascii=False).encode()
-        app.registry.engine.dispose()
-        engine.dispose()
+    engine = make_engine(url)
+    migrate(engine)
+    bench_orders.seed(engine, count, lambda text: None)
+    requests: list[tuple[str, str, dict[str, str]]] = [
+        (f"page-{limit}", API, {"filter[limit]": str(limit)}) for limit in (10, 100, 1000)
+    ]
+    requests += [
+        ("page-3-of-100", API, {"filter[limit]": "100", "page": "3"}),
+        ("dp-3", API, {"filter[limit]": "100", "filter[dp]": "3"}),
+        ("meta", API, {"filter[limit]": "100", "filter[meta]": "true"}),
+        ("all-item-meta", API, {"filter[limit]": "100", "filter[all_item_meta]": "true"}),
+        ("expand", API, {"filter[limit]": "100", "filter[expand]": "products,taxes"}),
+        ("single", f"{API}/5", {}),
+    ]
+    found = api_bodies(engine, url, requests, with_headers=True)
+    with engine.connect() as conn, conn.begin():
+        context = RecordContext.for_system(conn, Settings(), ("edit_shop_orders",), now=NOW)
+        records = order_records(context, list(range(1, 201)), OrderOptions(meta=True))
+    found["system"] = json.dumps(records, ensure_ascii=False).encode()
+    engine.dispose()
     return found
 
 

@@ -23,21 +23,14 @@ import datetime as dt
 import json
 import pathlib
 import sys
-import tempfile
 
 import sqlalchemy as sa
 
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
-from bench.common import (  # noqa: E402
-    admin_key,
-    basic_auth,
-    bodies_main,
-    wsgi_request,
-)
+from bench.common import api_bodies, bodies_main  # noqa: E402
 from bench.products import API, seed  # noqa: E402
-from shopsvc import main as app_main  # noqa: E402
 from shopsvc.db import make_engine, migrate  # noqa: E402
 from shopsvc.records.context import RecordContext  # noqa: E402
 from shopsvc.records.products import product_records  # noqa: E402
@@ -212,38 +205,22 @@ def system_bodies(engine: sa.Engine, ids: list[int]) -> dict[str, bytes]:
 
 def bodies(url: str, products: int) -> dict[str, bytes]:
     """Every body, by name, from a freshly seeded database at ``url``."""
-    with tempfile.TemporaryDirectory() as media:
-        engine = make_engine(url)
-        migrate(engine)
-        seed(engine, products)
-        odd = seed_odd(engine)
-        key, secret = admin_key(engine)
-        settings = {
-            "sqlalchemy.url": url,
-            "shopsvc.media_dir": media,
-            "shopsvc.auth.allow_basic_over_http": "true",
-            "shopsvc.max_page_size": "1000",
-        }
-        app = app_main({"__file__": "bench.ini"}, **settings)
-        headers = {"Authorization": basic_auth(key, secret)}
-        requests: list[tuple[str, str, dict[str, str]]] = [
-            ("page-1000", API, {"filter[limit]": "1000"}),
-            ("page-3-of-100", API, {"filter[limit]": "100", "page": "3"}),
-            ("variable", f"{API}/1", {}),
-            ("variation", f"{API}/2", {}),
-            ("any-status", API, {"filter[limit]": "60", "filter[post_status]": "any"}),
-            ("with-meta", API, {"filter[limit]": "5", "filter[meta]": "true"}),
-        ]
-        requests += [(name, f"{API}/{product_id}", {}) for name, product_id in odd.items()]
-        found: dict[str, bytes] = {}
-        for name, path, params in requests:
-            response = wsgi_request(app, "GET", path, params, headers)
-            if response.status != 200:
-                raise SystemExit(f"{name}: HTTP {response.status}: {response.body[:300]!r}")
-            found[name] = response.body
-        found.update(system_bodies(engine, sorted(odd.values()) + list(range(1, 40))))
-        app.registry.engine.dispose()
-        engine.dispose()
+    engine = make_engine(url)
+    migrate(engine)
+    seed(engine, products)
+    odd = seed_odd(engine)
+    requests: list[tuple[str, str, dict[str, str]]] = [
+        ("page-1000", API, {"filter[limit]": "1000"}),
+        ("page-3-of-100", API, {"filter[limit]": "100", "page": "3"}),
+        ("variable", f"{API}/1", {}),
+        ("variation", f"{API}/2", {}),
+        ("any-status", API, {"filter[limit]": "60", "filter[post_status]": "any"}),
+        ("with-meta", API, {"filter[limit]": "5", "filter[meta]": "true"}),
+    ]
+    requests += [(name, f"{API}/{product_id}", {}) for name, product_id in odd.items()]
+    found = api_bodies(engine, url, requests)
+    found.update(system_bodies(engine, sorted(odd.values()) + list(range(1, 40))))
+    engine.dispose()
     return found
 
 
