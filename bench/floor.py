@@ -30,7 +30,7 @@ import sqlalchemy as sa
 
 from bench.common import WsgiResponse, wsgi_request
 from shopsvc.db import make_engine
-from shopsvc.sql.prepared import native_sql
+from shopsvc.sql.prepared import native_call
 
 #: Statements that only frame transactions (PostgreSQL's driver sends BEGIN by itself).
 CONTROL = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "END")
@@ -128,8 +128,9 @@ def capture(engine: sa.Engine) -> Iterator[Trace]:
 
 def replay(dbapi_connection: Any, steps: Iterable[tuple[Any, ...]]) -> None:
     """Run ``steps`` on a raw DBAPI connection, fetching every result. On psycopg a statement
-    with named parameters runs as the service runs its prepared ones: with PostgreSQL's ``$n``
-    placeholders on a ``RawCursor`` (no parse of the query on each execution)."""
+        with named parameters runs as the service runs its prepared ones: with PostgreSQL's ``$n``
+        placeholders on a ``RawCursor`` (no parse of the query on each execution), its short id lists
+    padded as the service pads them (``sql.prepared.Native``)."""
     cursor = dbapi_connection.cursor()
     psycopg_driver = isinstance(dbapi_connection, psycopg.Connection)
     raw = psycopg.RawCursor(dbapi_connection) if psycopg_driver else None
@@ -142,8 +143,7 @@ def replay(dbapi_connection: Any, steps: Iterable[tuple[Any, ...]]) -> None:
                 elif parameters is None:
                     cursor.execute(statement)
                 elif raw is not None and isinstance(parameters, dict):
-                    sql, names = native_sql(statement)
-                    raw.execute(sql, [parameters[name] for name in names])
+                    raw.execute(*native_call(statement, parameters))
                     raw.fetchall()
                     continue
                 else:

@@ -5,16 +5,18 @@ errors; on both databases."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from psycopg.types.numeric import Int4
 
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql.bundle import Bundle, ids_in
-from shopsvc.sql.prepared import Prepared, native_sql
+from shopsvc.sql.prepared import PADDED_IDS_MAX, Native, Prepared, native_sql
 from shopsvc.sql.tables import orders, products
 from tests.catalog_factory import CatalogFactory
 from tests.helpers.sql import statements
@@ -218,3 +220,75 @@ def test_sqlite_begins_run_on_the_driver_and_are_seen_by_the_cursor_events(
             conn.execute(sa.select(products.c.sku).where(products.c.id == seeded["mug"])).scalar()
             == "M-1"
         )
+
+
+# --- PostgreSQL: short id lists bound as padded scalars (``Native``)
+
+
+def test_native_pads_id_lists_to_a_power_of_two_of_int4_scalars() -> None:
+    native = Native(
+        "SELECT a FROM t WHERE t.id = ANY(%(ids)s::INTEGER[]) AND t.k = %(k)s "
+        "AND t.p = ANY(%(ids)s::INTEGER[]) AND t.q = ANY(%(more)s::INTEGER[]) "
+        "AND t.r = ANY(%(shared)s::INTEGER[]) AND cardinality(%(shared)s) > 0 AND t.s LIKE 'a%%'"
+    )
+    assert native.lists == {"ids", "more"}  # ``shared`` is also read as an array
+    bound = {"ids": [7, 8, 9], "k": "x", "more": [], "shared": [1, 2]}
+    sql, values = native.call(bound)
+    four = "ARRAY[$1, $2, $3, $4]::INTEGER[]"
+    assert sql == (
+        f"SELECT a FROM t WHERE t.id = ANY({four}) AND t.k = $5 AND t.p = ANY({four}) "
+        "AND t.q = ANY(ARRAY[$6, $7, $8, $9]::INTEGER[]) AND t.r = ANY($10::INTEGER[]) "
+        "AND cardinality($10) > 0 AND t.s LIKE 'a%'"
+    )
+    assert values == [7, 8, 9, -1, "x", -1, -1, -1, -1, [1, 2]]
+    assert [type(v) for v in values[:4]] == [Int4] * 4  # one parameter type whatever the id
+    assert native.call(bound)[0] is sql  # each form made once
+    for longest, size in ((0, 1), (1, 1), (2, 2), (5, 8), (PADDED_IDS_MAX, PADDED_IDS_MAX)):
+        sql, values = native.call({**bound, "ids": list(range(1, longest + 1))})
+        numbers = {int(n) for n in re.findall(r"\$(\d+)", sql)}
+        assert numbers == set(range(1, 2 * size + 3)) and len(values) == 2 * size + 2
+        assert values[:size] == [*range(1, longest + 1), *[-1] * (size - longest)]
+    sql, values = native.call({**bound, "ids": list(range(PADDED_IDS_MAX + 1))})
+    assert (sql, values) == native_sql_call(native, {**bound, "ids": list(range(65))})
+
+
+def native_sql_call(native: Native, bound: dict[str, Any]) -> tuple[str, list[Any]]:
+    """A longer list than ``PADDED_IDS_MAX``: every list one array, as :func:`native_sql`."""
+    sql, names = native_sql(native._pyformat)
+    return sql, [bound[name] for name in names]
+
+
+def test_padded_id_lists_give_the_rows_of_the_array(engine: sa.Engine) -> None:
+    seeded = _seed(engine)
+    statement = (
+        sa.select(products.c.id)
+        .where(sa.or_(ids_in(products.c.id, "ids"), ids_in(products.c.parent_id, "parents")))
+        .order_by(products.c.id)
+    )
+    with engine.connect() as conn:
+        everything = sorted(conn.execute(sa.select(products.c.id)).scalars())
+    for ids in ([], [seeded["mug"]], everything, [-1, 0, 2**40, seeded["mug"]]):
+        for filler in (0, 3, PADDED_IDS_MAX - len(ids), PADDED_IDS_MAX + 1):
+            asked = [*range(10**6, 10**6 + filler), *ids]  # ids no product has, then ``ids``
+            params = {"ids": asked, "parents": [seeded["shirt"]]}
+            expected, got = _both(engine, statement, params)
+            assert got == expected
+            assert {row["id"] for row in got} >= {i for i in ids if i in everything}
+
+
+def test_postgresql_keeps_a_generic_plan_for_a_single_product(engine: sa.Engine) -> None:
+    """What the padding is for: a single product's statements planned once, not each time."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite plans no statement ahead")
+    seeded = _seed(engine)
+    with engine.connect() as conn, conn.begin():
+        for _ in range(15):
+            products_sql.load_products(conn, [seeded["shirt"]])
+        plans = conn.execute(
+            sa.text(
+                "SELECT generic_plans, custom_plans FROM pg_prepared_statements "
+                "WHERE statement LIKE '%ARRAY[$1%'"
+            )
+        ).all()
+    assert len(plans) == 2  # the family rows, the child tables
+    assert all(generic >= 5 and custom <= 5 for generic, custom in plans), plans
