@@ -414,7 +414,14 @@ def _finish_transaction(request: Request, success: bool) -> None:
         if success:
             connection.commit()
         else:
-            connection.rollback()
+            try:
+                connection.rollback()
+            except DBAPIError as exc:
+                if not exc.connection_invalidated:
+                    raise
+                # The connection was lost (a database restart): the server ended its
+                # transaction with it, and the pool has let it go.
+                log.warning("rollback on a lost connection: %s", exc.orig)
     finally:
         connection.close()
 
