@@ -20,6 +20,7 @@ import ipaddress
 import json
 import logging
 import os
+import random
 import re
 import time
 from collections.abc import Callable
@@ -121,13 +122,20 @@ def _request_id(request: Request) -> str:
     return new_request_id()
 
 
+#: Request ids are no secret: drawn from a generator seeded from ``os.urandom`` (again in a
+#: forked child), not from ``os.urandom`` itself, a system call that lets go of the GIL on every
+#: request (under waitress's busy threads, a hand-off to another thread).
+_REQUEST_IDS = random.Random()
+os.register_at_fork(after_in_child=_REQUEST_IDS.seed)
+#: The bits of a version 4 UUID that are not random: version 4, variant RFC 4122.
+_UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
+
+
 def new_request_id() -> str:
     """A random (version 4) UUID's 32 hex digits, as ``uuid.uuid4().hex`` writes them, without
     the ``UUID`` object."""
-    raw = bytearray(os.urandom(16))
-    raw[6] = (raw[6] & 0x0F) | 0x40  # the version, 4
-    raw[8] = (raw[8] & 0x3F) | 0x80  # the variant, RFC 4122
-    return raw.hex()
+    return f"{_REQUEST_IDS.getrandbits(128) & _UUID4_CLEAR | _UUID4_SET:032x}"
 
 
 def _shop(request: Request) -> Settings:

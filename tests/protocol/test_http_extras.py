@@ -7,10 +7,13 @@ records, as in ``test_routing.py``.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import gzip
+import hashlib
 import json
 import logging
+import os
 import re
 import uuid
 from collections.abc import Callable, Iterator
@@ -23,8 +26,9 @@ from pyramid.interfaces import ITweens
 from webob import Request, Response
 from webtest import TestApp
 
+from shopsvc import http_cache
 from shopsvc.db import make_engine
-from shopsvc.http_cache import acceptable_codings, if_none_match
+from shopsvc.http_cache import HASHED_IN_GIL, acceptable_codings, if_none_match
 from shopsvc.logs import REQUEST_ID, JsonFormatter, TextFormatter
 from shopsvc.protocol import new_request_id
 from shopsvc.rendering import http_date
@@ -167,6 +171,35 @@ def test_new_request_ids_are_version_4_uuids() -> None:
     fixed = (0xF000 << 64) | (0xC000 << 48)
     for bit in (bit for bit in range(128) if not fixed >> bit & 1):
         assert len({value >> bit & 1 for value in values}) == 2, bit
+
+
+def test_a_forked_process_draws_other_request_ids() -> None:
+    """The generator behind the ids is seeded again in a forked child (a server that forks its
+    workers after loading the app)."""
+    new_request_id()
+    reader, writer = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child
+        os.write(writer, "".join(new_request_id() for _ in range(3)).encode())
+        os._exit(0)
+    os.close(writer)
+    os.waitpid(child, 0)
+    with os.fdopen(reader) as pipe:
+        theirs = pipe.read()
+    ours = "".join(new_request_id() for _ in range(3))
+    assert len(theirs) == len(ours) == 96 and theirs != ours
+
+
+@pytest.mark.parametrize(
+    "size", [0, 1, 2046, 2047, 2048, 4094, 4095, 5000, HASHED_IN_GIL, HASHED_IN_GIL + 1]
+)
+def test_the_entity_tag_is_the_sha256_of_the_body_and_paging_headers(size: int) -> None:
+    """Hashed in pieces (up to ``HASHED_IN_GIL``) or at once, the digest is the body's."""
+    body = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    headers = {"x-total": ["7"], "link": ["<a>; rel=next"]}
+    expected = hashlib.sha256(body + b"\nX-Total: 7\nLink: <a>; rel=next").digest()[:18]
+    got = http_cache._digest(headers, body, ("X-Total", "Link"))
+    assert got == base64.urlsafe_b64encode(expected).decode()
 
 
 def test_access_line_fields(
