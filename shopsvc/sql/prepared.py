@@ -204,7 +204,10 @@ _PYFORMAT = re.compile(r"%(?:\(([^)]+)\)s|%)")
 #: An id list as ``sql.bundle.ids_in`` binds it on PostgreSQL: one ``INTEGER[]`` parameter.
 _ID_LIST = re.compile(r"= ANY\(%\(([^)]+)\)s::INTEGER\[\]\)")
 #: The longest id list bound as padded scalars (:class:`Native`); a longer one is one array.
-PADDED_IDS_MAX = 64
+#: A single record's lists are this short (an order: one id; a product: itself and up to seven
+#: variations). Longer ones gain nothing: on a page of ten orders (16 ids) the generic plan
+#: was no better than the array's plans, and the sixteen-fold binding made it slower.
+PADDED_IDS_MAX = 8
 #: What pads an id list: an id no row has (``tables.Id`` binds an id out of range as -1 too).
 NO_ID = Int4(-1)
 
@@ -242,12 +245,12 @@ class Native:
     single record were planned on every execution, about half a millisecond each, several times
     their execution. Bound as ``= ANY(ARRAY[$3, $4, $5, $6])``, a list's length is part of the
     statement: the generic plan is the custom one and PostgreSQL keeps it (a product GET's
-    statements took 1.9 ms of the server's time, now 0.5). The lists of an execution are padded
+    family and child-table statements took 1.8 ms as the client times them, now 0.5). The lists of an execution are padded
     with :data:`NO_ID` to one length, the next power of two of the longest (so that a
-    statement has a handful of forms: 1, 2, 4 … :data:`PADDED_IDS_MAX` ids), and sent as
+    statement has a handful of forms: 1, 2, 4, 8 ids), and sent as
     ``int4`` whatever their values (psycopg would type each by its size, and a prepared
-    statement is one per parameter types). A longer list (a page of records) is bound as one
-    array, as before: its custom plan is made for its ids, and it is worth it."""
+    statement is one per parameter types). A longer list (a page of records, a product of many
+    variations) is bound as one array, as before."""
 
     __slots__ = ("_forms", "_pyformat", "lists", "names", "sql")
 
