@@ -245,9 +245,9 @@ class Native:
     single record were planned on every execution, about half a millisecond each, several times
     their execution. Bound as ``= ANY(ARRAY[$3, $4, $5, $6])``, a list's length is part of the
     statement: the generic plan is the custom one and PostgreSQL keeps it (a product GET's
-    family and child-table statements took 1.8 ms as the client times them, now 0.5). The lists of an execution are padded
-    with :data:`NO_ID` to one length, the next power of two of the longest (so that a
-    statement has a handful of forms: 1, 2, 4, 8 ids), and sent as
+    family and child-table statements took 1.8 ms as the client times them, now 0.5). The
+    lists of an execution are padded with :data:`NO_ID` to one length, the next power of two
+    of the longest (so that a statement has a handful of forms: 1, 2, 4, 8 ids), and sent as
     ``int4`` whatever their values (psycopg would type each by its size, and a prepared
     statement is one per parameter types). A longer list (a page of records, a product of many
     variations) is bound as one array, as before."""
