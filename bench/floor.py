@@ -128,9 +128,9 @@ def capture(engine: sa.Engine) -> Iterator[Trace]:
 
 def replay(dbapi_connection: Any, steps: Iterable[tuple[Any, ...]]) -> None:
     """Run ``steps`` on a raw DBAPI connection, fetching every result. On psycopg a statement
-        with named parameters runs as the service runs its prepared ones: with PostgreSQL's ``$n``
-        placeholders on a ``RawCursor`` (no parse of the query on each execution), its short id lists
-    padded as the service pads them (``sql.prepared.Native``)."""
+    with named parameters runs as the service runs its prepared ones: with PostgreSQL's ``$n``
+    placeholders on a ``RawCursor`` (no parse of the query on each execution), its short id
+    lists padded as the service pads them (``sql.prepared.Native``)."""
     cursor = dbapi_connection.cursor()
     psycopg_driver = isinstance(dbapi_connection, psycopg.Connection)
     raw = psycopg.RawCursor(dbapi_connection) if psycopg_driver else None

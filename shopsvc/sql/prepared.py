@@ -200,9 +200,6 @@ def column_key(name: str) -> str:
     return sys.intern(str(name))
 
 
-_PYFORMAT = re.compile(r"%(?:\(([^)]+)\)s|%)")
-#: An id list as ``sql.bundle.ids_in`` binds it on PostgreSQL: one ``INTEGER[]`` parameter.
-_ID_LIST = re.compile(r"= ANY\(%\(([^)]+)\)s::INTEGER\[\]\)")
 #: The longest id list bound as padded scalars (:class:`Native`); a longer one is one array.
 #: A single record's lists are this short (an order: one id; a product: itself and up to seven
 #: variations). Longer ones gain nothing: on a page of ten orders (16 ids) the generic plan
@@ -222,15 +219,45 @@ def run_bare(conn: Connection, sql: str) -> None:
 def native_sql(sql: str) -> tuple[str, tuple[str, ...]]:
     """``sql`` in psycopg's ``%(name)s`` style rewritten with PostgreSQL's ``$n`` placeholders
     (a name used twice keeps its number; ``%%`` is a literal ``%``), and the names in order."""
-    names: dict[str, int] = {}
+    native, layout = _numbered(sql, frozenset(), 0)
+    return native, tuple(name for name, _ in layout)
 
-    def number(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name is None:
-            return "%"
-        return f"${names.setdefault(name, len(names) + 1)}"
 
-    return _PYFORMAT.sub(number, sql), tuple(names)
+#: Layout of a native form's parameters in ``$n`` order: ``(name, padded)``.
+Layout = tuple[tuple[str, bool], ...]
+
+
+def _numbered(pyformat: str, lists: frozenset[str], size: int) -> tuple[str, Layout]:
+    """``pyformat`` with ``$n`` placeholders, the id lists ``lists`` (``= ANY(%(name)s::
+    INTEGER[])``) each ``size`` scalars ``= ANY(ARRAY[$n, …]::INTEGER[])``; and its layout."""
+    numbers: dict[str, str] = {}
+    layout: list[tuple[str, bool]] = []
+    taken = 0  # the ``$n`` numbers given so far
+
+    def placeholder(name: str) -> str:
+        nonlocal taken
+        if name not in numbers:
+            padded = name in lists
+            count = size if padded else 1
+            numbers[name] = ", ".join(f"${n}" for n in range(taken + 1, taken + 1 + count))
+            layout.append((name, padded))
+            taken += count
+        return numbers[name]
+
+    def substitute(match: re.Match[str]) -> str:
+        listed, name = match.group(1, 2)
+        if listed in lists:
+            return f"= ANY(ARRAY[{placeholder(listed)}]::INTEGER[])"
+        if listed is not None:
+            return f"= ANY({placeholder(listed)}::INTEGER[])"
+        return "%" if name is None else placeholder(name)
+
+    return _NATIVE_PARTS.sub(substitute, pyformat), tuple(layout)
+
+
+#: An id list as ``sql.bundle.ids_in`` binds it on PostgreSQL (one ``INTEGER[]`` parameter:
+#: group 1), or one of psycopg's ``%(name)s`` placeholders (group 2), or a ``%%``.
+_NATIVE_PARTS = re.compile(r"= ANY\(%\(([^)]+)\)s::INTEGER\[\]\)|%(?:\(([^)]+)\)s|%)")
 
 
 class Native:
@@ -257,13 +284,11 @@ class Native:
     def __init__(self, pyformat: str) -> None:
         self._pyformat = pyformat
         self.sql, self.names = native_sql(pyformat)
-        in_lists = _ID_LIST.findall(pyformat)
-        everywhere = [match.group(1) for match in _PYFORMAT.finditer(pyformat) if match.group(1)]
+        parts = [match.group(1, 2) for match in _NATIVE_PARTS.finditer(pyformat)]
+        elsewhere = {name for _, name in parts}
         #: The id lists padded: names used only as ``= ANY(%(name)s::INTEGER[])``.
-        self.lists = frozenset(
-            name for name in in_lists if everywhere.count(name) == in_lists.count(name)
-        )
-        self._forms: dict[int, tuple[str, tuple[tuple[str, bool], ...]]] = {}
+        self.lists = frozenset(listed for listed, _ in parts if listed and listed not in elsewhere)
+        self._forms: dict[int, tuple[str, Layout]] = {}
 
     def call(self, bound: Mapping[str, Any]) -> tuple[str, list[Any]]:
         """The SQL and the values to run with the bound parameters ``bound``."""
@@ -271,7 +296,10 @@ class Native:
             longest = max([len(bound[name]) for name in self.lists])
             if longest <= PADDED_IDS_MAX:
                 size = 1 << (max(longest, 1) - 1).bit_length()
-                sql, layout = self._forms.get(size) or self._padded(size)
+                form = self._forms.get(size)
+                if form is None:
+                    form = self._forms[size] = _numbered(self._pyformat, self.lists, size)
+                sql, layout = form
                 values: list[Any] = []
                 for name, padded in layout:
                     if padded:
@@ -282,39 +310,6 @@ class Native:
                         values.append(bound[name])
                 return sql, values
         return self.sql, [bound[name] for name in self.names]
-
-    def _padded(self, size: int) -> tuple[str, tuple[tuple[str, bool], ...]]:
-        """The form whose id lists are ``size`` scalars each, and its parameters in ``$n``
-        order: ``(name, padded)``."""
-        numbers: dict[str, str] = {}
-        layout: list[tuple[str, bool]] = []
-        taken = 0  # the ``$n`` numbers given so far
-
-        def placeholder(name: str) -> str:
-            nonlocal taken
-            if name not in numbers:
-                padded = name in self.lists
-                count = size if padded else 1
-                numbers[name] = ", ".join(f"${n}" for n in range(taken + 1, taken + 1 + count))
-                layout.append((name, padded))
-                taken += count
-            return numbers[name]
-
-        def substitute(match: re.Match[str]) -> str:
-            listed, name = match.group(1, 2)
-            if listed in self.lists:
-                return f"= ANY(ARRAY[{placeholder(listed)}]::INTEGER[])"
-            if listed is not None:
-                return f"= ANY({placeholder(listed)}::INTEGER[])"
-            return "%" if name is None else placeholder(name)
-
-        form = _NATIVE_PARTS.sub(substitute, self._pyformat), tuple(layout)
-        self._forms[size] = form
-        return form
-
-
-#: :data:`_ID_LIST`, or a placeholder or ``%%`` as :data:`_PYFORMAT` finds them.
-_NATIVE_PARTS = re.compile(r"= ANY\(%\(([^)]+)\)s::INTEGER\[\]\)|%(?:\(([^)]+)\)s|%)")
 
 
 def native_call(sql: str, parameters: Mapping[str, Any]) -> tuple[str, list[Any]]:
