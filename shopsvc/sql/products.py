@@ -27,6 +27,7 @@ from sqlalchemy import (
     Executable,
     Integer,
     Select,
+    and_,
     delete,
     func,
     literal,
@@ -679,7 +680,10 @@ def related_query(
     ``RELATED_LIMIT + 1`` of them: a few index entries per term, however many products the term
     has (a window over every member of the terms read each of them: hundreds of milliseconds on
     a large catalogue), and one sub-plan to plan (one per rank cost 4 ms of planning on every
-    single-product GET).
+    single-product GET). The check is a scalar sub-query, which the planner cannot turn into a
+    join: as a join it merge-joined the members with ``products`` read in id order from the
+    first product (0.23 ms against 0.08 ms for a product's three terms on the bench catalogue,
+    and growing with the ids before a term's first member).
 
     SQLite (``dialect``), which has no ``LATERAL``: the same walk as a recursive query
     (:func:`_related_walked`)."""
@@ -688,10 +692,10 @@ def related_query(
         return _related_walked(term_ids, conditions)
     listed = terms.alias("listed")
     member = product_terms.alias("member")
+    shown = select(and_(*conditions)).where(products.c.id == member.c.product_id).scalar_subquery()
     firsts = (
         select(member.c.product_id)
-        .select_from(member.join(products, products.c.id == member.c.product_id))
-        .where(member.c.term_id == listed.c.id, *conditions)
+        .where(member.c.term_id == listed.c.id, shown)
         .order_by(member.c.product_id)
         .limit(RELATED_LIMIT + 1)
         .lateral("firsts")

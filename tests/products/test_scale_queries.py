@@ -155,3 +155,19 @@ def test_sqlite_finds_a_familys_rows_by_parent_not_by_type(engine: sa.Engine) ->
     plan = _sqlite_plan(engine, products_sql.family_query([1, 2]))
     assert "ix_products_listing" not in plan, plan
     assert "USING INDEX ix_products_parent (parent_id=?)" in plan, plan
+
+
+def test_postgresql_checks_each_related_member_by_its_primary_key(engine: sa.Engine) -> None:
+    """PostgreSQL: per term the members are read in id order (``ix_product_terms_term``) and
+    each is checked by a lookup of its product (a sub-plan), so the walk stops after
+    ``RELATED_LIMIT + 1`` that qualify; as a join the planner merge-joined the members with
+    ``products`` read in id order from the first product."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("a LATERAL plan (SQLite walks the members itself)")
+    with engine.connect() as conn:
+        plan = "\n".join(
+            str(row[0]) for row in conn.execute(Explain(products_sql.related_query([1, 2], False)))
+        )
+    assert "SubPlan" in plan, plan
+    assert "Index Scan using pk_products on products" in plan, plan
+    assert "Merge Join" not in plan and "Hash Join" not in plan, plan
