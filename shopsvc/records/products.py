@@ -33,7 +33,7 @@ from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.errors import ApiError
 from shopsvc.records.context import RecordContext
 from shopsvc.settings import Settings
-from shopsvc.sql.products import ProductAttribute, ProductData, load_products
+from shopsvc.sql.products import ProductAttribute, ProductData, load_products, unlink
 
 OWN_PRICE_TYPES = ("simple", "external", "variation")
 PLACEHOLDER_TITLE = "Placeholder"
@@ -684,7 +684,10 @@ def product_records(
         context.conn, list(ids), hide_out_of_stock=shop.hide_out_of_stock, rows=rows
     )
     ctx = _Context.of(context)
-    return [_record(nodes[i], ctx) for i in ids if i in nodes]
+    try:
+        return [_record(nodes[i], ctx) for i in ids if i in nodes]
+    finally:
+        unlink(nodes)
 
 
 def product_record(

@@ -3,11 +3,18 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections.abc import Callable
+from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
+from shopsvc.records import products as product_records_module
+from shopsvc.sql import products as products_sql
+from shopsvc.sql.products import ProductData
 from tests.catalog_factory import CatalogFactory
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.products import URL
@@ -98,3 +105,39 @@ def test_single_read_statement_count_is_fixed(
     # issue 10: at most 4 per single-record GET, authentication included, whatever the product
     # type (variations and grouped children too); transaction control not counted
     assert max(counts) <= 4, counts
+
+
+def test_a_pages_product_nodes_go_without_the_cyclic_collector(
+    build_app: Callable[..., TestApp],
+    admin: Credentials,
+    engine: sa.Engine,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A parent and its children refer to each other while the records are built; once built
+    the links are undone (``sql.products.unlink``), so the nodes of a page are freed by
+    reference counting as soon as the request is done with them, not left to the garbage
+    collector (which walks every young object each time it runs: a tenth of a 1000-product
+    page's time)."""
+    with engine.begin() as conn:
+        seed(CatalogFactory(conn), 8)
+    app = build_app()
+    api = authorised(app, admin)
+    api.get(URL)  # warm up
+    loaded: list[weakref.ref[ProductData]] = []
+
+    def load_products(*args: Any, **kwargs: Any) -> dict[int, ProductData]:
+        nodes = products_sql.load_products(*args, **kwargs)
+        loaded.extend(weakref.ref(node) for node in nodes.values())
+        return nodes
+
+    monkeypatch.setattr(product_records_module, "load_products", load_products)
+    gc.collect()
+    gc.disable()
+    try:
+        records = api.get(URL, params={"filter[limit]": "100"}).json["products"]
+        variable = [r for r in records if r["type"] == "variable"]
+        assert variable and all(len(r["variations"]) == 2 for r in variable)
+        assert loaded
+        assert [ref() for ref in loaded if ref() is not None] == []
+    finally:
+        gc.enable()
