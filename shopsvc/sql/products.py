@@ -30,9 +30,9 @@ from sqlalchemy import (
     and_,
     delete,
     func,
-    literal,
     select,
     true,
+    type_coerce,
     union,
     union_all,
     update,
@@ -732,42 +732,33 @@ def _related_conditions(hide_out_of_stock: bool) -> list[ColumnElement[bool]]:
 def _related_walked(
     term_ids: Sequence[int] | Select[Any], conditions: list[ColumnElement[bool]]
 ) -> Select[Any]:
-    """:func:`related_query` for SQLite, which has no ``LATERAL``: a recursive walk that takes,
-    per term, the next member after the previous one (``ix_product_terms_term`` from that id
-    on, each checked by its primary key, one row), ``RELATED_LIMIT + 1`` times -- a few index
-    entries per term, however many products the term has (a window over every member of the
-    terms read them all: most of a product GET's SQL on a catalogue of a thousand)."""
+    """:func:`related_query` for SQLite, which has no ``LATERAL``: per term, a correlated
+    sub-query walks the term's members in id order (``ix_product_terms_term`` from the term's
+    first member, each checked by its primary key) and stops after ``RELATED_LIMIT + 1`` that
+    qualify; it hands them over as one JSON array, which ``json_each`` turns back into rows
+    (SQLite can correlate a sub-query of a table function's argument, not of a ``FROM``). A
+    few index entries per term, however many products the term has: a window over every
+    member of the terms read them all (most of a product GET's SQL on a catalogue of a
+    thousand); a recursive walk taking one next member per step, as this did before, cost
+    half as much again (50 µs against 20 µs for a product's three terms)."""
     listed = terms.alias("listed")
     member = product_terms.alias("member")
-
-    def next_member(term_id: ColumnElement[int], after: ColumnElement[int] | None) -> Any:
-        where = [member.c.term_id == term_id, *conditions]
-        if after is not None:
-            where.append(member.c.product_id > after)
-        return (
-            select(member.c.product_id)
-            .select_from(member.join(products, products.c.id == member.c.product_id))
-            .where(*where)
-            .order_by(member.c.product_id)
-            .limit(1)
-            .scalar_subquery()
-        )
-
-    first = select(
-        listed.c.id.label("term_id"),
-        next_member(listed.c.id, None).label("product_id"),
-        literal(1, Integer).label("n"),
-    ).where(listed.c.id.in_(term_ids))
-    walk = first.cte("walk", recursive=True)
-    step = walk.alias("step")
-    walk = walk.union_all(
-        select(
-            step.c.term_id,
-            next_member(step.c.term_id, step.c.product_id),
-            step.c.n + 1,
-        ).where(step.c.n <= RELATED_LIMIT, step.c.product_id.is_not(None))
+    firsts = (
+        select(member.c.product_id)
+        .select_from(member.join(products, products.c.id == member.c.product_id))
+        .where(member.c.term_id == listed.c.id, *conditions)
+        .order_by(member.c.product_id)
+        .limit(RELATED_LIMIT + 1)
+        .correlate(listed)
+        .subquery("firsts")
     )
-    return select(walk.c.term_id, walk.c.product_id).where(walk.c.product_id.is_not(None))
+    found = select(func.json_group_array(firsts.c.product_id)).scalar_subquery()
+    each = func.json_each(found).table_valued("value").alias("walked")
+    return (
+        select(listed.c.id.label("term_id"), type_coerce(each.c.value, Integer).label("product_id"))
+        .select_from(listed.join(each, true()))
+        .where(listed.c.id.in_(term_ids))
+    )
 
 
 # --- listing

@@ -25,18 +25,16 @@ def _qualifies(row: sa.Row, hide_out_of_stock: bool) -> bool:
     )
 
 
-@pytest.mark.parametrize("form", ["postgresql", "sqlite"])
 @pytest.mark.parametrize("hide_out_of_stock", [False, True])
 def test_related_members_are_the_first_qualifying_ones_of_each_term(
-    engine: sa.Engine, factory: CatalogFactory, hide_out_of_stock: bool, form: str
+    engine: sa.Engine, factory: CatalogFactory, hide_out_of_stock: bool
 ) -> None:
     """Per term, the ``RELATED_LIMIT + 1`` smallest ids of its published, catalog-visible
     (in-stock when hidden) non-variation members: terms with no, fewer, exactly as many and
-    more members than that, the members that do not qualify interleaved. Both forms of the
-    query (``LATERAL``, PostgreSQL's; a recursive walk, SQLite's) are checked (the ``LATERAL``
-    one only where it runs)."""
-    if form == "postgresql" and engine.dialect.name == "sqlite":
-        pytest.skip("SQLite has no LATERAL")
+    more members than that, the members that do not qualify interleaved. Each database's form
+    of the query (``LATERAL``, PostgreSQL's; a correlated sub-query through ``json_each``,
+    SQLite's) on its database."""
+    form = engine.dialect.name
     rng = random.Random(7)
     limit = products_sql.RELATED_LIMIT + 1
     sizes = [0, 1, limit - 1, limit, limit + 1, 3 * limit]
@@ -136,14 +134,19 @@ def _sqlite_plan(engine: sa.Engine, statement: sa.Executable) -> str:
         return "\n".join(str(row[-1]) for row in conn.execute(Explain(statement)))
 
 
-def test_sqlite_walks_a_terms_members_from_the_last_one_found(engine: sa.Engine) -> None:
-    """SQLite: the related ids' walk takes each next member by a range of
-    ``ix_product_terms_term`` (``product_id > ?``), never a scan of a term's members."""
+def test_sqlite_walks_a_terms_members_by_its_index(engine: sa.Engine) -> None:
+    """SQLite: the related ids' sub-query reads a term's members from
+    ``ix_product_terms_term`` in id order, each product checked by its primary key, as a
+    correlated sub-query (run per term, stopped by its ``LIMIT``), never a scan of the
+    members or of the products."""
     if engine.dialect.name != "sqlite":
         pytest.skip("SQLite's form of the query")
     plan = _sqlite_plan(engine, products_sql.related_query([1, 2], False, "sqlite"))
-    assert "ix_product_terms_term (term_id=? AND product_id>?)" in plan, plan
-    assert "SCAN product_terms" not in plan, plan
+    assert "CORRELATED SCALAR SUBQUERY" in plan, plan
+    assert "ix_product_terms_term (term_id=?)" in plan, plan
+    assert "SEARCH products USING INTEGER PRIMARY KEY (rowid=?)" in plan, plan
+    assert "SCAN member" not in plan and "SCAN products" not in plan, plan
+    assert "USE TEMP B-TREE" not in plan, plan
 
 
 def test_sqlite_finds_a_familys_rows_by_parent_not_by_type(engine: sa.Engine) -> None:
