@@ -93,10 +93,11 @@ def _make_engine(url: str, lock_timeout: float, **kwargs: Any) -> Engine:
 # --- a read's transaction begun only when it writes (PostgreSQL)
 
 #: A statement that may write or lock: data-modifying (a ``WITH`` may hold an ``INSERT``), a
-#: row lock, an advisory lock, a sequence step, a ``SAVEPOINT`` or anything not a query.
+#: row lock, an advisory lock, a sequence step, a notification or setting (both take effect
+#: with the transaction), a ``SAVEPOINT`` or anything not a query.
 _MAY_WRITE = re.compile(
     r"\b(?:INSERT|UPDATE|DELETE|MERGE|FOR\s+(?:NO\s+KEY\s+)?(?:UPDATE|SHARE|KEY\s+SHARE)"
-    r"|pg_advisory\w*|nextval|setval)\b",
+    r"|pg_advisory\w*|nextval|setval|pg_notify|set_config)\b",
     re.IGNORECASE,
 )
 

@@ -32,6 +32,8 @@ from tests.helpers.api import ROOT
         ("WITH made AS (INSERT INTO t VALUES (1) RETURNING id) SELECT id FROM made", False),
         ("SELECT nextval(pg_get_serial_sequence('orders', 'id'))", False),
         ("SELECT pg_advisory_xact_lock(1)", False),
+        ("SELECT pg_notify(%(pg_notify_1)s, %(pg_notify_2)s) AS pg_notify_3", False),
+        ("SELECT set_config('lock_timeout', '1s', true)", False),
         ("UPDATE api_keys SET last_access = now()", False),
         ("SAVEPOINT sa_savepoint_1", False),
         ("CREATE TEMP TABLE t (x int)", False),
