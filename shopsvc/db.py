@@ -44,10 +44,12 @@ def make_engine(
     @event.listens_for(engine, "checkin")
     def _forget_request(_dbapi_connection: Any, record: Any) -> None:
         # What a request noted on its connection (its id for the slow statement log; ``write``,
-        # which makes SQLite's BEGIN an IMMEDIATE one) ends with it: the pooled connection
-        # serves another user next (a read, the deliverer, the CLI).
+        # which makes SQLite's BEGIN an IMMEDIATE one; ``deferred_begin``, see defer_begin) ends
+        # with it: the pooled connection serves another user next (a read, the deliverer, the
+        # CLI).
         record.info.pop("request_id", None)
         record.info.pop("write", None)
+        record.info.pop("deferred_begin", None)
 
     log_slow_statements(engine, slow_sql_ms)
     return engine
@@ -131,7 +133,7 @@ def _begin_before_writing(conn: Connection, _cursor: Any, statement: str, *_: An
     if conn.info.get("deferred_begin") and not reads_only(statement):
         # psycopg sends BEGIN before this statement (the driver is idle between statements
         # in autocommit, so the switch is allowed); the request's commit or rollback ends it.
-        conn.info["deferred_begin"] = False
+        del conn.info["deferred_begin"]
         conn.connection.driver_connection.autocommit = False  # type: ignore[union-attr]
 
 
@@ -141,7 +143,6 @@ PING_IDLE_SECONDS = 10.0
 
 def _note_idle(_dbapi_connection: Any, record: Any) -> None:
     record.info["idle_since"] = time.monotonic()
-    record.info.pop("deferred_begin", None)
 
 
 def _has_input(fd: int) -> bool:
