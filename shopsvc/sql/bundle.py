@@ -69,8 +69,8 @@ class IdList(TypeDecorator[list[int]]):
         return dialect.type_descriptor(String())
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
-        # as ``tables.Id``: an id beyond the column's range binds as -1, which matches no row
-        ids = [i if -Id.MAX <= i <= Id.MAX else -1 for i in map(int, value or ())]
+        # as ``tables.Id``: an id beyond the column's range binds as one that matches no row
+        ids = [i if -Id.MAX <= i <= Id.MAX else Id.NONE for i in map(int, value or ())]
         # text, not bytes: SQLite would read a BLOB as its binary JSONB
         return ids if dialect.name == "postgresql" else orjson.dumps(ids).decode()
 

@@ -41,6 +41,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import Executable
 
 from shopsvc.sql import json_rows
+from shopsvc.sql.tables import Id
 
 Processor = Callable[[Any], Any] | None
 
@@ -205,8 +206,8 @@ def column_key(name: str) -> str:
 #: variations). Longer ones gain nothing: on a page of ten orders (16 ids) the generic plan
 #: was no better than the array's plans, and the sixteen-fold binding made it slower.
 PADDED_IDS_MAX = 8
-#: What pads an id list: an id no row has (``tables.Id`` binds an id out of range as -1 too).
-NO_ID = Int4(-1)
+#: What pads an id list: an id no row has (``tables.Id.NONE``), as ``int4``.
+NO_ID = Int4(Id.NONE)
 
 
 def run_bare(conn: Connection, sql: str) -> None:

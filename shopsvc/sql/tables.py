@@ -99,15 +99,19 @@ def _money_of_stored(value: Any) -> Decimal | None:
 
 class Id(TypeDecorator[int]):
     """An INTEGER id. A parameter beyond the column's range (a client may put any digit string
-    in a path or ``filter[in]``) binds as -1, which matches no row, instead of failing."""
+    in a path or ``filter[in]``) binds as :attr:`NONE`, which matches no row, instead of
+    failing."""
 
     impl = Integer
     cache_ok = True
     MAX = 2**31 - 1
+    #: An id no row has (ids start at 1): what an id out of range binds as, and what pads a
+    #: list of ids (``sql.prepared.Native``).
+    NONE = -1
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> Any:
         if isinstance(value, int) and not -self.MAX <= value <= self.MAX:
-            return -1
+            return self.NONE
         return value
 
 
