@@ -54,6 +54,18 @@ def _deliver_in_process(app: Router) -> None:
     log.info("delivering webhooks from this process (shopsvc.webhooks.deliver_in_process)")
 
 
+#: Seconds the app factory waits for the key cache's ``LISTEN`` (then goes on without).
+KEY_LISTEN_WAIT = 2.0
+
+
+def _listen_for_key_changes(app: Router) -> None:
+    """PostgreSQL (``shopsvc.auth.cache_keys``): the key cache listens from the start, so that
+    the first requests already keep their keys (``shopsvc.keycache``)."""
+    cache = app.registry.key_cache
+    if cache is not None and not cache.start(wait=KEY_LISTEN_WAIT):
+        log.warning("key cache: not listening yet; requests read their keys meanwhile")
+
+
 def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     """The WSGI application (``paste.app_factory``): it only configures (and, once the app is
     built, gives the first-key hint and starts the in-process deliverer). The engine and the
@@ -75,6 +87,7 @@ def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     # request, each a lookup of the registry's subscribers.
     _hint_first_key(app)
     _deliver_in_process(app)
+    _listen_for_key_changes(app)
     tune_gc(config.registry.shop.gc_threshold)
     return app
 

@@ -27,6 +27,7 @@ from shopsvc.db import write_transaction
 from shopsvc.domain.roles import CAPABILITIES as CAPABILITIES
 from shopsvc.domain.roles import ROLES as ROLES
 from shopsvc.errors import BASIC_REALM, ApiError
+from shopsvc.keycache import KeyCache
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql.tables import utc_now
 
@@ -120,6 +121,8 @@ class Authenticator:
         self.request = request
         self.query = request.signed_query
         self.basic_allowed = request.scheme_seen == "https" or request.shop.allow_basic_over_http
+        #: The hash of the key looked up (its entry in the key cache).
+        self._key_hash: str | None = None
 
     def identity(self) -> Identity:
         """Find and verify the key, record its OAuth nonce and last access, check its rights.
@@ -173,7 +176,11 @@ class Authenticator:
             if not auth_sql.use_nonce(conn, key["key_id"], value, expires_at, int(time.time())):
                 raise _fail("Invalid nonce - nonce has already been used.", self.basic_allowed)
         self._check_permissions(key)
-        auth_sql.touch_key(conn, key["key_id"], key["last_access"], now)
+        if auth_sql.touch_key(conn, key["key_id"], key["last_access"], now):
+            cache = self.request.registry.key_cache
+            if cache is not None and self._key_hash is not None:
+                # at worst a minute early should the request's own transaction roll it back
+                cache.touched(self._key_hash, now)
 
     def _key(self, conn: Any) -> tuple[dict[str, Any], tuple[str, int] | None]:
         """The verified key, and the OAuth nonce to record (None for query keys and Basic)."""
@@ -190,7 +197,9 @@ class Authenticator:
         return self._by_oauth(conn)
 
     def _lookup(self, conn: Any, consumer_key: str) -> dict[str, Any]:
-        key = auth_sql.find_key(conn, hash_consumer_key(_clean(consumer_key)))
+        self._key_hash = key_hash = hash_consumer_key(_clean(consumer_key))
+        cache = self.request.registry.key_cache
+        key = auth_sql.find_key(conn, key_hash) if cache is None else cache.find(conn, key_hash)
         if key is None:
             raise _fail("Consumer key is invalid.", self.basic_allowed)
         return key
@@ -272,4 +281,10 @@ class SecurityPolicy:
 
 
 def includeme(config: Configurator) -> None:
+    """The security policy, and on PostgreSQL the key cache (``shopsvc.auth.cache_keys``;
+    ``registry.key_cache``, None when keys are read on every request)."""
     config.set_security_policy(SecurityPolicy())
+    registry = config.registry
+    engine = registry.engine
+    cached = registry.shop.cache_keys and engine.dialect.name == "postgresql"
+    registry.key_cache = KeyCache(engine) if cached else None

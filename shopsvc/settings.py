@@ -84,6 +84,8 @@ class Settings:
     # The Python ``woocommerce`` client signs a ``/`` in a query value unescaped: accepted by
     # default so that it works out of the box; false restores the original's strictness.
     oauth_allow_raw_slash: bool = True
+    # PostgreSQL: keep verified keys in memory, told of their changes by NOTIFY (keycache).
+    cache_keys: bool = True
     allow_private_targets: bool = False
     media_dir: str = "media"
     media_url: str = "/media"
@@ -154,6 +156,7 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.bulk_limit": ("bulk_limit", "int"),
     "shopsvc.auth.allow_basic_over_http": ("allow_basic_over_http", "bool"),
     "shopsvc.auth.oauth_allow_raw_slash": ("oauth_allow_raw_slash", "bool"),
+    "shopsvc.auth.cache_keys": ("cache_keys", "bool"),
     "shopsvc.outbound.allow_private_targets": ("allow_private_targets", "bool"),
     "shopsvc.media_dir": ("media_dir", "str"),
     "shopsvc.media_url": ("media_url", "str"),

@@ -84,9 +84,10 @@ BASE_SETTINGS = {
 @pytest.fixture(scope="session")
 def make_app(
     engine: sa.Engine, database_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> Callable[..., TestApp]:
+) -> Iterator[Callable[..., TestApp]]:
     """A TestApp over the real app factory with extra ini settings (the schema is migrated)."""
     media = tmp_path_factory.mktemp("media")
+    made: list[TestApp] = []
 
     def build(**settings: str) -> TestApp:
         merged = {
@@ -95,9 +96,12 @@ def make_app(
             **BASE_SETTINGS,
             **settings,
         }
-        return TestApp(main({"__file__": "test.ini"}, **merged))
+        made.append(TestApp(main({"__file__": "test.ini"}, **merged)))
+        return made[-1]
 
-    return build
+    yield build
+    for built in made:  # before the database goes: the key caches' listeners stop
+        built.app.registry.engine.dispose()
 
 
 @pytest.fixture

@@ -23,6 +23,18 @@ from sqlalchemy.exc import IntegrityError
 from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import api_keys, oauth_nonces, users
 
+#: The channel on which the triggers of migration 0008 tell of a change to a key or its user
+#: (``shopsvc.keycache``): the key's hash, ``user:<id>``, or ``*``.
+KEYS_CHANNEL = "shopsvc_keys"
+#: What the key cache's listener runs on its connection.
+LISTEN_KEYS = f"LISTEN {KEYS_CHANNEL}"
+
+
+def notify_keys(conn: Connection, payload: str) -> None:
+    """Send ``payload`` on :data:`KEYS_CHANNEL` (delivered when ``conn`` commits)."""
+    conn.execute(select(func.pg_notify(KEYS_CHANNEL, payload)))
+
+
 # last_access is written at most once a minute per key, so reads do not all become writes.
 LAST_ACCESS_RESOLUTION = dt.timedelta(minutes=1)
 
@@ -62,9 +74,12 @@ def needs_touch(last_access: dt.datetime | None, now: dt.datetime) -> bool:
 
 def touch_key(
     conn: Connection, key_id: int, last_access: dt.datetime | None, now: dt.datetime
-) -> None:
-    if needs_touch(last_access, now):
-        conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(last_access=now))
+) -> bool:
+    """Write ``last_access`` when it :func:`needs_touch`; whether it did."""
+    if not needs_touch(last_access, now):
+        return False
+    conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(last_access=now))
+    return True
 
 
 def use_nonce(conn: Connection, key_id: int, nonce: str, expires_at: int, now: int) -> bool:

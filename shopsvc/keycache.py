@@ -1,0 +1,230 @@
+"""The consumer keys a process has verified, kept in memory (PostgreSQL; issue 10, goal 2).
+
+Every authenticated request looks its key up: on PostgreSQL a round trip of its own, a third of
+a single record's. A :class:`KeyCache` keeps the rows it has read (``sql.auth.find_key``: the
+key, its permissions and secret, its user's login and role) and answers from memory for as long
+as nothing has changed them.
+
+What changes them is told by the database itself. Triggers (migration 0008) send a
+``NOTIFY`` on :data:`sql.auth.KEYS_CHANNEL` in the transaction of every change that matters
+to a cached row, whoever makes it (the service, ``shopsvc CONFIG revoke-key``, a DBA's SQL):
+
+* a key deleted, or its user, permissions, secret or hash changed: the payload is the key's
+  hash, and that entry goes;
+* a user deleted, or its login or role changed: ``user:<id>``, and that user's keys go;
+* either table truncated: ``*``, and everything goes.
+
+A thread of the process (:class:`_Listener`) ``LISTEN``\\ s on a connection of its own and
+applies each notification as it arrives. PostgreSQL delivers it when the change commits; the
+thread applies it within moments, so a key revoked by the CLI is refused by the next request
+that process serves. The cache answers only while that thread listens: before its ``LISTEN``
+has run, and from a lost connection until a new one listens again, every lookup reads the
+database (and the entries are dropped whenever listening starts anew).
+
+Three rules keep a stale row out:
+
+* a row is stored only if no notification arrived while it was being read (the cache's
+  *generation*, which every notification and every (re)start of listening bumps): a change
+  committed after the read's snapshot was taken always bumps it before the row could be stored;
+* a missing key is never stored (a key created later is found at once);
+* an entry is read again after :data:`MAX_AGE` seconds whatever happened, so that a lost
+  notification (a connection pooler in transaction mode delivers none: see
+  docs/configuration.md, ``shopsvc.auth.cache_keys``) cannot keep a revoked key alive for
+  longer than that.
+
+``last_access`` is not watched (it changes once a minute per key, ``sql.auth.touch_key``): a
+request that touches it updates its own entry (:meth:`KeyCache.touched`).
+
+SQLite has no notifications: there the lookup is an in-process read of a few microseconds, and
+every request keeps making it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from typing import Any
+
+from sqlalchemy import Engine, event
+
+from shopsvc.sql import auth as auth_sql
+
+log = logging.getLogger(__name__)
+
+#: Seconds after which an entry is read again even though no notification came.
+MAX_AGE = 60.0
+#: At most this many keys are kept (a store has a handful); past it the cache starts afresh.
+MAX_ENTRIES = 10_000
+#: Seconds between two attempts to listen again after the connection was lost.
+RETRY_SECONDS = 1.0
+#: How often (seconds) the listener looks whether it should stop.
+POLL_SECONDS = 1.0
+
+
+class KeyCache:
+    """The keys of ``find_key`` by hash, kept while a listener hears of their changes."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._entries: dict[str, tuple[dict[str, Any], float]] = {}
+        self._lock = threading.Lock()
+        #: Bumped by every notification and every (re)start of listening.
+        self.generation = 0
+        #: True while the listener's ``LISTEN`` holds; the cache answers only then.
+        self.listening = False
+        self._listener: _Listener | None = None
+        event.listen(engine, "engine_disposed", self._on_dispose)
+
+    def find(self, conn: Any, key_hash: str) -> dict[str, Any] | None:
+        """The key with this consumer-key hash (``sql.auth.find_key``): from memory when the
+        cache holds it, else read on ``conn`` (and kept when nothing changed meanwhile). The
+        row is shared: read it, never change it."""
+        if self.listening:
+            entry = self._entries.get(key_hash)
+            if entry is not None and time.monotonic() - entry[1] < MAX_AGE:
+                return entry[0]
+        else:
+            self._start()
+        generation = self.generation
+        row = auth_sql.find_key(conn, key_hash)
+        if row is not None:
+            self._store(key_hash, row, generation)
+        return row
+
+    def touched(self, key_hash: str, last_access: Any) -> None:
+        """The key's ``last_access`` was written (by this request, which commits it): its
+        entry says so, or the next request would write it again."""
+        with self._lock:
+            entry = self._entries.get(key_hash)
+            if entry is not None:
+                self._entries[key_hash] = ({**entry[0], "last_access": last_access}, entry[1])
+
+    def _store(self, key_hash: str, row: dict[str, Any], generation: int) -> None:
+        with self._lock:
+            if not self.listening or generation != self.generation:
+                return
+            if len(self._entries) >= MAX_ENTRIES:
+                self._entries.clear()
+            self._entries[key_hash] = (row, time.monotonic())
+
+    def changed(self, payload: str) -> None:
+        """Apply one notification (a key's hash, ``user:<id>``, or ``*``)."""
+        with self._lock:
+            self.generation += 1
+            if payload.startswith("user:"):
+                user = payload[len("user:") :]
+                for key_hash, (row, _) in list(self._entries.items()):
+                    if str(row["user_id"]) == user:
+                        del self._entries[key_hash]
+            elif payload == "*" or not payload:
+                self._entries.clear()
+            else:
+                self._entries.pop(payload, None)
+
+    def set_listening(self, listening: bool) -> None:
+        """The listener started (or stopped) hearing of changes: start afresh either way."""
+        with self._lock:
+            self.generation += 1
+            self._entries.clear()
+            self.listening = listening
+
+    def settle(self, timeout: float = 5.0) -> bool:
+        """Wait until every change committed before this call has reached the cache (a
+        notification of our own, sent now, came back through the listener); False if the
+        listener did not hear it in ``timeout`` seconds. Tests use it; requests never wait."""
+        self._start()
+        listener = self._listener
+        return listener is not None and listener.settle(timeout)
+
+    def start(self, wait: float = 0.0) -> bool:
+        """Start listening (the app does when it is built), and wait up to ``wait`` seconds
+        for the ``LISTEN`` to hold; whether it does."""
+        self._start()
+        deadline = time.monotonic() + wait
+        while not self.listening and time.monotonic() < deadline:
+            time.sleep(0.002)
+        return self.listening
+
+    def _start(self) -> None:
+        if self._listener is not None and self._listener.alive():
+            return
+        with self._lock:
+            if self._listener is None or not self._listener.alive():
+                self._listener = _Listener(self)
+
+    def stop(self) -> None:
+        """Stop listening (the cache reads the database from then on, until used again)."""
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.close()
+        self.set_listening(False)
+
+    def _on_dispose(self, _engine: Engine) -> None:
+        # The app's engine was disposed (tests, a forked worker): its listener's connection
+        # goes with it; the next lookup starts another.
+        self.stop()
+
+
+class _Listener:
+    """A daemon thread that LISTENs for key changes and applies them to its cache."""
+
+    def __init__(self, cache: KeyCache) -> None:
+        self._cache = cache
+        self._closed = threading.Event()
+        self._settled: dict[str, threading.Event] = {}
+        self._thread = threading.Thread(target=self._run, name="shopsvc-keys", daemon=True)
+        self._thread.start()
+
+    def alive(self) -> bool:
+        return self._thread.is_alive() and not self._closed.is_set()
+
+    def _connect(self) -> Any:
+        """A connection of the listener's own, outside the engine's pool (a pooled connection
+        held for good would take a request's place)."""
+        engine = self._cache.engine
+        args, kwargs = engine.dialect.create_connect_args(engine.url)
+        driver = engine.dialect.loaded_dbapi.connect(*args, **kwargs, autocommit=True)
+        driver.execute(auth_sql.LISTEN_KEYS)
+        return driver
+
+    def _run(self) -> None:
+        cache = self._cache
+        while not self._closed.is_set():
+            driver = None
+            try:
+                driver = self._connect()
+                cache.set_listening(True)
+                while not self._closed.is_set():
+                    for notice in driver.notifies(timeout=POLL_SECONDS):
+                        waiter = self._settled.pop(notice.payload, None)
+                        if waiter is not None:
+                            waiter.set()
+                        else:
+                            cache.changed(notice.payload)
+            except Exception as exc:  # a lost connection: listen again
+                if not self._closed.is_set():
+                    log.warning("key cache: listening for key changes failed (%s); retrying", exc)
+            finally:
+                cache.set_listening(False)
+                if driver is not None:
+                    with contextlib.suppress(Exception):  # already broken
+                        driver.close()
+            self._closed.wait(RETRY_SECONDS)
+
+    def settle(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        if not self._cache.start(timeout):
+            return False
+        token = f"settle:{id(self)}:{time.monotonic_ns()}"
+        waiter = self._settled[token] = threading.Event()
+        engine = self._cache.engine
+        with engine.connect() as conn:
+            auth_sql.notify_keys(conn, token)
+            conn.commit()
+        return waiter.wait(max(0.0, deadline - time.monotonic()))
+
+    def close(self) -> None:
+        self._closed.set()
+        self._thread.join(timeout=POLL_SECONDS + 1)
