@@ -32,6 +32,9 @@ Three rules keep a stale row out:
   docs/configuration.md, ``shopsvc.auth.cache_keys``) cannot keep a revoked key alive for
   longer than that.
 
+A child forked from the process (a pre-forking server) inherits the entries but not the
+thread: it drops them and listens anew when first used (``os.register_at_fork``).
+
 ``last_access`` is not watched (it changes once a minute per key, ``sql.auth.touch_key``): a
 request that touches it updates its own entry (:meth:`KeyCache.touched`).
 
@@ -43,8 +46,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
+import weakref
 from typing import Any
 
 from sqlalchemy import Engine, event
@@ -76,6 +81,7 @@ class KeyCache:
         self.listening = False
         self._listener: _Listener | None = None
         event.listen(engine, "engine_disposed", self._on_dispose)
+        _CACHES.add(self)
 
     def find(self, conn: Any, key_hash: str) -> dict[str, Any] | None:
         """The key with this consumer-key hash (``sql.auth.find_key``): from memory when the
@@ -161,10 +167,31 @@ class KeyCache:
             listener.close()
         self.set_listening(False)
 
+    def forked(self) -> None:
+        """In a child process (``os.fork``: a pre-forking server) the listener thread is gone
+        and its lock may be held for good: start afresh, not listening, until used again."""
+        self._lock = threading.Lock()
+        self._listener = None
+        self._entries = {}
+        self.generation += 1
+        self.listening = False
+
     def _on_dispose(self, _engine: Engine) -> None:
         # The app's engine was disposed (tests, a forked worker): its listener's connection
         # goes with it; the next lookup starts another.
         self.stop()
+
+
+#: Every cache of this process, for :func:`_after_fork_in_child`.
+_CACHES: weakref.WeakSet[KeyCache] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for cache in list(_CACHES):
+        cache.forked()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class _Listener:

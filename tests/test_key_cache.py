@@ -320,3 +320,14 @@ def test_touched_updates_last_access_only(
     again = bare_cache.find(None, "h")
     assert again == {**row, "last_access": "now"}
     assert "last_access" not in row  # the shared row was not changed
+
+
+def test_a_forked_child_starts_afresh(
+    bare_cache: KeyCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked = fake_rows(monkeypatch)
+    bare_cache.find(None, "h")
+    keycache._after_fork_in_child()  # what os.fork runs in the child
+    assert not bare_cache.listening and bare_cache._listener is None
+    bare_cache.find(None, "h")
+    assert asked == ["h", "h"]
