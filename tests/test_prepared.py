@@ -14,12 +14,13 @@ import sqlalchemy as sa
 from psycopg.types.numeric import Int4
 
 from shopsvc.sql import orders as orders_sql
+from shopsvc.sql import prepared
 from shopsvc.sql import products as products_sql
 from shopsvc.sql.bundle import Bundle, ids_in
 from shopsvc.sql.prepared import PADDED_IDS_MAX, Native, Prepared, native_sql
 from shopsvc.sql.tables import orders, products
 from tests.catalog_factory import CatalogFactory
-from tests.helpers.sql import statements
+from tests.helpers.sql import add_product, statements
 
 
 def _seed(engine: sa.Engine) -> dict[str, Any]:
@@ -292,3 +293,37 @@ def test_postgresql_keeps_a_generic_plan_for_a_single_product(engine: sa.Engine)
         ).all()
     assert len(plans) == 2  # the family rows, the child tables
     assert all(generic >= 5 and custom <= 5 for generic, custom in plans), plans
+
+
+def test_a_postgresql_connection_keeps_its_cursor_for_small_results(engine: sa.Engine) -> None:
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's cursors are made per statement (no loaders to look up)")
+    ids = [add_product(engine, title=f"p{n}") for n in range(prepared.KEPT_CURSOR_ROWS + 1)]
+    one = Prepared(sa.select(products.c.id).where(products.c.id == sa.bindparam("id")))
+    many = Prepared(sa.select(products.c.id).where(ids_in(products.c.id, "ids")))
+    failing = Prepared(sa.select(sa.cast(sa.bindparam("text", sa.String), sa.Integer)))
+    with engine.connect() as conn, conn.begin():
+        info = conn.connection.info
+        assert [row[0] for row in one.rows(conn, {"id": ids[0]})] == [ids[0]]
+        kept = info[prepared._RAW_CURSOR]
+        assert [row[0] for row in one.rows(conn, {"id": ids[1]})] == [ids[1]]
+        assert info[prepared._RAW_CURSOR] is kept and not kept.closed
+        # a page of rows: its cursor goes, with the result it holds
+        assert len(many.rows(conn, {"ids": ids})) == len(ids)
+        assert kept.closed and prepared._RAW_CURSOR not in info
+        one.rows(conn, {"id": ids[2]})
+        again = info[prepared._RAW_CURSOR]
+        # a failed statement's cursor goes too
+        with pytest.raises(sa.exc.DataError), conn.begin_nested():
+            failing.rows(conn, {"text": "not a number"})
+        assert again.closed and prepared._RAW_CURSOR not in info
+        assert [row[0] for row in one.rows(conn, {"id": ids[3]})] == [ids[3]]
+    # a new driver connection under the same pool record gets a cursor of its own
+    with engine.connect() as conn:
+        conn.begin()
+        one.rows(conn, {"id": ids[0]})
+        stale = conn.connection.info[prepared._RAW_CURSOR]
+        conn.invalidate()
+    with engine.connect() as conn, conn.begin():
+        one.rows(conn, {"id": ids[0]})
+        assert conn.connection.info.get(prepared._RAW_CURSOR) is not stale

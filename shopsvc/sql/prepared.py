@@ -339,8 +339,8 @@ def _run(
     values on a ``RawCursor``; the events still see ``sql`` and ``parameters``."""
     dispatch = conn.dispatch
     context = _Context()
-    driver = conn.connection.driver_connection
-    cursor = driver.cursor() if native is None else RawCursor(driver)  # type: ignore[union-attr]
+    cursor = conn.connection.driver_connection.cursor() if native is None else _raw_cursor(conn)
+    kept = False  # a failed statement's cursor is closed
     try:
         # Each read of ``dispatch.<event>`` builds a listener collection (the connection's and
         # the engine's, joined): read once per event.
@@ -362,6 +362,30 @@ def _run(
         if listeners:
             for listener in listeners:
                 listener(conn, cursor, sql, parameters, context, False)
+        kept = native is not None and len(found) <= KEPT_CURSOR_ROWS
         return found, cursor.description if describe else None
     finally:
-        cursor.close()
+        if not kept:
+            cursor.close()
+            if native is not None:
+                conn.connection.info.pop(_RAW_CURSOR, None)
+
+
+#: Where a pooled PostgreSQL connection keeps its ``RawCursor`` (its pool record's ``info``).
+_RAW_CURSOR = "shopsvc.raw_cursor"
+#: A cursor that fetched more rows than this is closed, not kept: it would hold their result
+#: (a page of records: megabytes) until the connection's next statement.
+KEPT_CURSOR_ROWS = 64
+
+
+def _raw_cursor(conn: Connection) -> RawCursor[Any]:
+    """The connection's ``RawCursor``, kept from one statement to the next: a new cursor
+    looks up its loaders anew for each result's columns, about 15–20 µs of a single record's
+    statement. It belongs to the driver connection it was made on (the pool record outlives
+    a lost one); a statement that failed or fetched many rows closes it."""
+    fairy = conn.connection
+    driver = fairy.driver_connection
+    cursor: RawCursor[Any] | None = fairy.info.get(_RAW_CURSOR)
+    if cursor is None or cursor.closed or cursor.connection is not driver:
+        cursor = fairy.info[_RAW_CURSOR] = RawCursor(driver)  # type: ignore[arg-type]
+    return cursor
