@@ -129,9 +129,13 @@ class KeyCache:
             else:
                 self._entries.pop(payload, None)
 
-    def set_listening(self, listening: bool) -> None:
-        """The listener started (or stopped) hearing of changes: start afresh either way."""
+    def set_listening(self, listening: bool, by: _Listener | None = None) -> None:
+        """The listener started (or stopped) hearing of changes: start afresh either way. A
+        listener's word (``by``) counts only while it is the cache's own: one that was stopped
+        may still be on its way out when another has started."""
         with self._lock:
+            if by is not None and by is not self._listener:
+                return
             self.generation += 1
             self._entries.clear()
             self.listening = listening
@@ -161,8 +165,10 @@ class KeyCache:
                 self._listener = _Listener(self)
 
     def stop(self) -> None:
-        """Stop listening (the cache reads the database from then on, until used again)."""
-        listener, self._listener = self._listener, None
+        """Stop listening (the cache reads the database from then on, until used again). The
+        thread is not waited for: it ends at its next look (:data:`POLL_SECONDS`)."""
+        with self._lock:
+            listener, self._listener = self._listener, None
         if listener is not None:
             listener.close()
         self.set_listening(False)
@@ -218,11 +224,13 @@ class _Listener:
 
     def _run(self) -> None:
         cache = self._cache
+        failing = False  # the first failure of a streak is a warning, the others debug
         while not self._closed.is_set():
             driver = None
             try:
                 driver = self._connect()
-                cache.set_listening(True)
+                failing = False
+                cache.set_listening(True, by=self)
                 while not self._closed.is_set():
                     for notice in driver.notifies(timeout=POLL_SECONDS):
                         waiter = self._settled.pop(notice.payload, None)
@@ -232,9 +240,11 @@ class _Listener:
                             cache.changed(notice.payload)
             except Exception as exc:  # a lost connection: listen again
                 if not self._closed.is_set():
-                    log.warning("key cache: listening for key changes failed (%s); retrying", exc)
+                    level = logging.DEBUG if failing else logging.WARNING
+                    log.log(level, "key cache: listening for key changes failed (%s)", exc)
+                    failing = True
             finally:
-                cache.set_listening(False)
+                cache.set_listening(False, by=self)
                 if driver is not None:
                     with contextlib.suppress(Exception):  # already broken
                         driver.close()
@@ -254,4 +264,6 @@ class _Listener:
 
     def close(self) -> None:
         self._closed.set()
-        self._thread.join(timeout=POLL_SECONDS + 1)
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
