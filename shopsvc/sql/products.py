@@ -406,12 +406,16 @@ def children_bundle_query(
 
 
 def _listed_terms(product_ids: Ids) -> Select[Any]:
-    """The categories and tags of these products."""
+    """The categories and tags of these products: their ``product_terms`` rows, each term then
+    checked by its primary key (``taxonomy`` :func:`unindexed`: SQLite otherwise walked every
+    category and tag of the store by ``uq_terms_sibling_name`` and looked each up among the
+    products' terms, 22 µs for 31 terms against 10 µs, and growing with the store's tags)."""
     return (
         select(product_terms.c.term_id)
         .select_from(product_terms.join(terms, terms.c.id == product_terms.c.term_id))
         .where(
-            ids_in(product_terms.c.product_id, product_ids), terms.c.taxonomy.in_((CATEGORY, TAG))
+            ids_in(product_terms.c.product_id, product_ids),
+            unindexed(terms.c.taxonomy).in_((CATEGORY, TAG)),
         )
     )
 

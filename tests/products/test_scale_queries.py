@@ -149,6 +149,20 @@ def test_sqlite_walks_a_terms_members_by_its_index(engine: sa.Engine) -> None:
     assert "USE TEMP B-TREE" not in plan, plan
 
 
+def test_sqlite_finds_a_products_terms_by_the_product(engine: sa.Engine) -> None:
+    """SQLite: the categories and tags whose members make ``related_ids`` are the product's
+    ``product_terms`` rows, each term checked by its primary key, not every category and tag of
+    the store walked by taxonomy and looked up among the product's terms."""
+    if engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's plan")
+    plan = _sqlite_plan(engine, products_sql._listed_terms([1]))
+    assert "product_terms USING COVERING INDEX sqlite_autoindex_product_terms_1 (product_id=?)" in (
+        plan
+    ), plan
+    assert "SEARCH terms USING INTEGER PRIMARY KEY (rowid=?)" in plan, plan
+    assert "uq_terms_sibling_name" not in plan, plan
+
+
 def test_sqlite_finds_a_familys_rows_by_parent_not_by_type(engine: sa.Engine) -> None:
     """SQLite: the family rows find the children of the requested products and their parents
     through ``ix_products_parent``; without statistics SQLite had taken ``ix_products_listing``
