@@ -93,13 +93,25 @@ def test_last_access_written_once_a_minute_keeps_the_entry(
     assert stored is not None
 
 
-def test_a_revoked_key_is_refused(
-    app: TestApp, cache: KeyCache, admin: Credentials, engine: sa.Engine
+@pytest.mark.parametrize(
+    "deleted",
+    [
+        lambda conn, who: auth_sql.delete_key(conn, who.key_id),  # revoke-key
+        lambda conn, who: conn.execute(sa.delete(users).where(users.c.id == who.user_id)),
+    ],
+    ids=["key revoked", "user deleted (its keys with it)"],
+)
+def test_a_deleted_key_is_refused(
+    app: TestApp,
+    cache: KeyCache,
+    admin: Credentials,
+    engine: sa.Engine,
+    deleted: Callable[[sa.Connection, Credentials], Any],
 ) -> None:
     client = authorised(app, admin)
     key_statements(client)
     with engine.begin() as conn:
-        assert auth_sql.delete_key(conn, admin.key_id)
+        deleted(conn, admin)
     assert cache.settle()
     response = client.get(f"{ROOT}/webhooks", status=401)
     assert auth_error(response) == (401, AUTH, "Consumer key is invalid.")
@@ -156,18 +168,6 @@ def test_a_changed_user_is_read_again(
     )
     # the other user's key stayed in the cache
     assert key_statements(other, count) == []
-
-
-def test_a_deleted_user_takes_its_keys_along(
-    app: TestApp, cache: KeyCache, admin: Credentials, engine: sa.Engine
-) -> None:
-    client = authorised(app, admin)
-    key_statements(client)
-    with engine.begin() as conn:
-        conn.execute(sa.delete(users).where(users.c.id == admin.user_id))
-    assert cache.settle()
-    response = client.get(f"{ROOT}/webhooks", status=401)
-    assert auth_error(response) == (401, AUTH, "Consumer key is invalid.")
 
 
 def test_a_lost_listener_drops_the_keys_and_listens_again(
