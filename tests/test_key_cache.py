@@ -4,18 +4,24 @@ every request reads its key."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from alembic import command as alembic_command
+from alembic.config import Config as AlembicConfig
 from webtest import TestApp
 
 from shopsvc import keycache
+from shopsvc.db import MIGRATIONS, make_engine
 from shopsvc.keycache import KeyCache
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql.tables import api_keys, users
+from tests.conftest import POSTGRES_ENV
+from tests.databases import scratch_postgres
 from tests.helpers.api import ROOT, Credentials, authorised
 from tests.helpers.sql import statements
 
@@ -331,3 +337,43 @@ def test_a_forked_child_starts_afresh(
     assert not bare_cache.listening and bare_cache._listener is None
     bare_cache.find(None, "h")
     assert asked == ["h", "h"]
+
+
+def _key_triggers(conn: sa.Connection) -> list[str]:
+    return sorted(
+        conn.exec_driver_sql(
+            "SELECT tgname FROM pg_trigger WHERE tgrelid IN ('api_keys'::regclass, "
+            "'users'::regclass) AND NOT tgisinternal UNION ALL SELECT proname FROM pg_proc "
+            "WHERE proname IN ('api_keys_changed', 'users_changed', 'keys_truncated')"
+        ).scalars()
+    )
+
+
+def test_the_migration_adds_the_triggers_and_the_downgrade_removes_them(
+    database_url: str,
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite has no notifications: 0008 changes nothing there")
+    with scratch_postgres(os.environ[POSTGRES_ENV], "shopsvc_test") as url:
+        engine = make_engine(url)
+        try:
+            config = AlembicConfig()
+            config.set_main_option("script_location", MIGRATIONS)
+            with engine.begin() as conn:
+                config.attributes["connection"] = conn
+                alembic_command.upgrade(config, "head")
+                assert _key_triggers(conn) == [
+                    "api_keys_changed",
+                    "api_keys_changed",
+                    "api_keys_truncated",
+                    "keys_truncated",
+                    "users_changed",
+                    "users_changed",
+                    "users_truncated",
+                ]
+                alembic_command.downgrade(config, "0007")
+                assert _key_triggers(conn) == []
+                alembic_command.upgrade(config, "head")
+                assert len(_key_triggers(conn)) == 7
+        finally:
+            engine.dispose()
