@@ -14,8 +14,8 @@ to a cached row, whoever makes it (the service, ``shopsvc CONFIG revoke-key``, a
 * a user deleted, or its login or role changed: ``user:<id>``, and that user's keys go;
 * either table truncated: ``*``, and everything goes.
 
-A thread of the process (:class:`_Listener`) ``LISTEN``\\ s on a connection of its own and
-applies each notification as it arrives. PostgreSQL delivers it when the change commits; the
+A thread of the process (``notifications.Listener``) ``LISTEN``\\ s on a connection of its own
+and applies each notification as it arrives. PostgreSQL delivers it when the change commits; the
 thread applies it within moments, so a key revoked by the CLI is refused by the next request
 that process serves. The cache answers only while that thread listens: before its ``LISTEN``
 has run, and from a lost connection until a new one listens again, every lookup reads the
@@ -44,7 +44,6 @@ every request keeps making it.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import threading
@@ -54,6 +53,7 @@ from typing import Any
 
 from sqlalchemy import Engine, event
 
+from shopsvc.notifications import Listener
 from shopsvc.sql import auth as auth_sql
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,9 @@ class KeyCache:
         self.generation = 0
         #: True while the listener's ``LISTEN`` holds; the cache answers only then.
         self.listening = False
-        self._listener: _Listener | None = None
+        self._listener: Listener | None = None
+        #: The tokens :meth:`settle` waits to hear back.
+        self._settled: dict[str, threading.Event] = {}
         event.listen(engine, "engine_disposed", self._on_dispose)
         _CACHES.add(self)
 
@@ -129,7 +131,7 @@ class KeyCache:
             else:
                 self._entries.pop(payload, None)
 
-    def set_listening(self, listening: bool, by: _Listener | None = None) -> None:
+    def set_listening(self, listening: bool, by: Listener | None = None) -> None:
         """The listener started (or stopped) hearing of changes: start afresh either way. A
         listener's word (``by``) counts only while it is the cache's own: one that was stopped
         may still be on its way out when another has started."""
@@ -144,9 +146,22 @@ class KeyCache:
         """Wait until every change committed before this call has reached the cache (a
         notification of our own, sent now, came back through the listener); False if the
         listener did not hear it in ``timeout`` seconds. Tests use it; requests never wait."""
-        self._start()
-        listener = self._listener
-        return listener is not None and listener.settle(timeout)
+        deadline = time.monotonic() + timeout
+        if not self.start(timeout):
+            return False
+        token = f"settle:{id(self)}:{time.monotonic_ns()}"
+        waiter = self._settled[token] = threading.Event()
+        with self.engine.connect() as conn:
+            auth_sql.notify_keys(conn, token)
+            conn.commit()
+        return waiter.wait(max(0.0, deadline - time.monotonic()))
+
+    def _heard(self, payload: str) -> None:
+        waiter = self._settled.pop(payload, None)
+        if waiter is not None:
+            waiter.set()
+        else:
+            self.changed(payload)
 
     def start(self, wait: float = 0.0) -> bool:
         """Start listening (the app does when it is built), and wait up to ``wait`` seconds
@@ -162,7 +177,15 @@ class KeyCache:
             return
         with self._lock:
             if self._listener is None or not self._listener.alive():
-                self._listener = _Listener(self)
+                self._listener = Listener(
+                    self.engine,
+                    auth_sql.KEYS_CHANNEL,
+                    self._heard,
+                    name="shopsvc-keys",
+                    listening=self.set_listening,
+                    retry_seconds=RETRY_SECONDS,
+                    poll_seconds=POLL_SECONDS,
+                )
 
     def stop(self) -> None:
         """Stop listening (the cache reads the database from then on, until used again). The
@@ -198,72 +221,3 @@ def _after_fork_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-class _Listener:
-    """A daemon thread that LISTENs for key changes and applies them to its cache."""
-
-    def __init__(self, cache: KeyCache) -> None:
-        self._cache = cache
-        self._closed = threading.Event()
-        self._settled: dict[str, threading.Event] = {}
-        self._thread = threading.Thread(target=self._run, name="shopsvc-keys", daemon=True)
-        self._thread.start()
-
-    def alive(self) -> bool:
-        return self._thread.is_alive() and not self._closed.is_set()
-
-    def _connect(self) -> Any:
-        """A connection of the listener's own, outside the engine's pool (a pooled connection
-        held for good would take a request's place)."""
-        engine = self._cache.engine
-        args, kwargs = engine.dialect.create_connect_args(engine.url)
-        driver = engine.dialect.loaded_dbapi.connect(*args, **kwargs, autocommit=True)
-        driver.execute(auth_sql.LISTEN_KEYS)
-        return driver
-
-    def _run(self) -> None:
-        cache = self._cache
-        failing = False  # the first failure of a streak is a warning, the others debug
-        while not self._closed.is_set():
-            driver = None
-            try:
-                driver = self._connect()
-                failing = False
-                cache.set_listening(True, by=self)
-                while not self._closed.is_set():
-                    for notice in driver.notifies(timeout=POLL_SECONDS):
-                        waiter = self._settled.pop(notice.payload, None)
-                        if waiter is not None:
-                            waiter.set()
-                        else:
-                            cache.changed(notice.payload)
-            except Exception as exc:  # a lost connection: listen again
-                if not self._closed.is_set():
-                    level = logging.DEBUG if failing else logging.WARNING
-                    log.log(level, "key cache: listening for key changes failed (%s)", exc)
-                    failing = True
-            finally:
-                cache.set_listening(False, by=self)
-                if driver is not None:
-                    with contextlib.suppress(Exception):  # already broken
-                        driver.close()
-            self._closed.wait(RETRY_SECONDS)
-
-    def settle(self, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        if not self._cache.start(timeout):
-            return False
-        token = f"settle:{id(self)}:{time.monotonic_ns()}"
-        waiter = self._settled[token] = threading.Event()
-        engine = self._cache.engine
-        with engine.connect() as conn:
-            auth_sql.notify_keys(conn, token)
-            conn.commit()
-        return waiter.wait(max(0.0, deadline - time.monotonic()))
-
-    def close(self) -> None:
-        self._closed.set()
-
-    def join(self, timeout: float | None = None) -> None:
-        self._thread.join(timeout)

@@ -19,6 +19,7 @@ from shopsvc import keycache
 from shopsvc.db import MIGRATIONS, make_engine
 from shopsvc.keycache import KeyCache
 from shopsvc.sql import auth as auth_sql
+from shopsvc.sql.common import listen_statement
 from shopsvc.sql.tables import api_keys, users
 from tests.conftest import POSTGRES_ENV
 from tests.databases import scratch_postgres
@@ -188,7 +189,7 @@ def test_a_lost_listener_drops_the_keys_and_listens_again(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                     "WHERE datname = current_database() AND query = :listen"
                 ),
-                {"listen": auth_sql.LISTEN_KEYS},
+                {"listen": listen_statement(auth_sql.KEYS_CHANNEL)},
             )
             .scalars()
             .all()

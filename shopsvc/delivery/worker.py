@@ -31,6 +31,7 @@ from sqlalchemy import Engine
 from shopsvc.db import write_transaction
 from shopsvc.delivery import sender
 from shopsvc.delivery.sender import Clock, Outcome
+from shopsvc.notifications import Listener
 from shopsvc.settings import Settings
 from shopsvc.sql import deliveries as sql
 
@@ -156,6 +157,7 @@ class Deliverer:
         finally:
             if listener is not None:
                 listener.close()
+                listener.join(timeout=5)
             self._pool.shutdown(wait=True)
 
     # --- the parts
@@ -232,43 +234,17 @@ class Deliverer:
         while self._inflight:
             self._collect(result, block=True)
 
-    def _listen(self) -> _Listener | None:
+    def _listen(self) -> Listener | None:
+        """PostgreSQL: a thread that wakes the worker on each ``NOTIFY`` of the outbox."""
         if self.engine.dialect.name != "postgresql":
             return None
-        return _Listener(self.engine, self._wake)
-
-
-class _Listener:
-    """A thread that LISTENs on the outbox channel and wakes the worker on each NOTIFY."""
-
-    def __init__(self, engine: Engine, wake: threading.Event) -> None:
-        self._engine = engine
-        self._wake = wake
-        self._closed = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="shopsvc-listener", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        while not self._closed.is_set():
-            try:
-                raw = self._engine.raw_connection()
-                try:
-                    driver = raw.driver_connection
-                    assert driver is not None
-                    driver.autocommit = True
-                    driver.execute(f"LISTEN {sql.CHANNEL}")
-                    while not self._closed.is_set():
-                        for _ in driver.notifies(timeout=1.0, stop_after=1):
-                            self._wake.set()
-                finally:
-                    raw.invalidate()  # a LISTENing connection does not go back to the pool
-            except Exception:
-                log.warning("listening for new deliveries failed; polling meanwhile")
-                self._closed.wait(POLL_SECONDS * 4)
-
-    def close(self) -> None:
-        self._closed.set()
-        self._thread.join(timeout=5)
+        return Listener(
+            self.engine,
+            sql.CHANNEL,
+            lambda _payload: self._wake.set(),
+            name="shopsvc-listener",
+            retry_seconds=POLL_SECONDS * 4,
+        )
 
 
 def start_in_process(engine: Engine, settings: Settings) -> Deliverer:

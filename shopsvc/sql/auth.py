@@ -26,8 +26,6 @@ from shopsvc.sql.tables import api_keys, oauth_nonces, users
 #: The channel on which the triggers of migration 0008 tell of a change to a key or its user
 #: (``shopsvc.keycache``): the key's hash, ``user:<id>``, or ``*``.
 KEYS_CHANNEL = "shopsvc_keys"
-#: What the key cache's listener runs on its connection.
-LISTEN_KEYS = f"LISTEN {KEYS_CHANNEL}"
 
 
 def notify_keys(conn: Connection, payload: str) -> None:

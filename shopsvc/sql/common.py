@@ -93,6 +93,12 @@ def slugs_like(
     return {found for (found,) in conn.execute(query)}
 
 
+def listen_statement(channel: str) -> str:
+    """``LISTEN`` on one of the package's notification channels (``shopsvc_…``: identifiers,
+    written as they are)."""
+    return f"LISTEN {channel}"
+
+
 class _Unindexed(ColumnElement[Any]):
     inherit_cache = True
 
