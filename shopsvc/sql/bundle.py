@@ -172,27 +172,23 @@ class Bundle:
             for kind, n in used.items():
                 counts[kind] = max(counts[kind], n)
         self.slots = [f"{kind}{n}" for kind in SLOT_TYPES for n in range(1, counts[kind] + 1)]
-        orders = [_sort_columns(query) for query in parts.values()]
-        # the sort slots: for each position of an ORDER BY, one per kind found there
-        sort_slots = [
-            f"{kind}o{position}"
-            for position in range(1, max(map(len, orders), default=0) + 1)
-            for kind in SLOT_TYPES
-            if any(
-                len(order) >= position and _kind(order[position - 1].type) == kind
-                for order in orders
-            )
+        # per part, its ORDER BY as (sort slot, column): the n-th column in the n-th slot of its
+        # kind; the sort slots, position by position
+        orders = [
+            [(f"{_kind(column.type)}o{n}", column) for n, column in enumerate(_sort_columns(q), 1)]
+            for q in parts.values()
         ]
+        sort_slots = sorted(
+            {slot for order in orders for slot, _ in order},
+            key=lambda slot: (int(slot[2:]), list(SLOT_TYPES).index(slot[0])),
+        )
         branches = []
         for number, (query, layout, order) in enumerate(
             zip(parts.values(), layouts, orders, strict=True)
         ):
             self.columns.append([(column_key(column.key), slot) for column, slot in layout])
             filled = {slot: column for column, slot in layout}
-            filled.update(
-                (f"{_kind(column.type)}o{position}", column)
-                for position, column in enumerate(order, start=1)
-            )
+            filled.update(order)
             values = [
                 type_coerce(filled[slot], SLOT_TYPES[slot[0]]).label(slot)
                 if slot in filled
