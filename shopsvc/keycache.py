@@ -77,13 +77,18 @@ class KeyCache:
         self._lock = threading.Lock()
         #: Bumped by every notification and every (re)start of listening.
         self.generation = 0
-        #: True while the listener's ``LISTEN`` holds; the cache answers only then.
-        self.listening = False
+        #: Set while the listener's ``LISTEN`` holds (:attr:`listening`).
+        self._listening = threading.Event()
         self._listener: Listener | None = None
         #: The tokens :meth:`settle` waits to hear back.
         self._settled: dict[str, threading.Event] = {}
         event.listen(engine, "engine_disposed", self._on_dispose)
         _CACHES.add(self)
+
+    @property
+    def listening(self) -> bool:
+        """True while the listener's ``LISTEN`` holds; the cache answers only then."""
+        return self._listening.is_set()
 
     def find(self, conn: Any, key_hash: str) -> dict[str, Any] | None:
         """The key with this consumer-key hash (``sql.auth.find_key``): from memory when the
@@ -140,7 +145,10 @@ class KeyCache:
                 return
             self.generation += 1
             self._entries.clear()
-            self.listening = listening
+            if listening:
+                self._listening.set()
+            else:
+                self._listening.clear()
 
     def settle(self, timeout: float = 5.0) -> bool:
         """Wait until every change committed before this call has reached the cache (a
@@ -167,10 +175,7 @@ class KeyCache:
         """Start listening (the app does when it is built), and wait up to ``wait`` seconds
         for the ``LISTEN`` to hold; whether it does."""
         self._start()
-        deadline = time.monotonic() + wait
-        while not self.listening and time.monotonic() < deadline:
-            time.sleep(0.002)
-        return self.listening
+        return self._listening.wait(wait)
 
     def _start(self) -> None:
         if self._listener is not None and self._listener.alive():
@@ -203,7 +208,7 @@ class KeyCache:
         self._listener = None
         self._entries = {}
         self.generation += 1
-        self.listening = False
+        self._listening = threading.Event()
 
     def _on_dispose(self, _engine: Engine) -> None:
         # The app's engine was disposed (tests, a forked worker): its listener's connection
