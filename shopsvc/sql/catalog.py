@@ -523,8 +523,8 @@ def _taxes_locations(args: Args) -> Executable:
 
 @named("taxes.locations.insert", "rates' postcodes and cities, one statement for all (bulk)")
 def _taxes_locations_insert(args: Args) -> Built:
-    row = {"tax_rate_id": args.integer("id", 1), "location_type": "postcode", "code": "12345"}
-    return Built(taxes.locations_insert(), row)
+    rows = [(args.integer("id", 1), "postcode", "12345")]
+    return Built(taxes.locations_insert(args.dialect), taxes.locations_params(args.dialect, rows))
 
 
 @named("taxes.locations.delete", "the replaced postcodes and cities of edited rates (ids)")

@@ -11,18 +11,24 @@ every location written in one insert.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import orjson
 from sqlalchemy import (
+    ARRAY,
     ColumnElement,
     Connection,
     Delete,
     Insert,
+    Integer,
     Select,
+    Text,
     Update,
     and_,
     bindparam,
+    column,
     delete,
     func,
     insert,
@@ -212,9 +218,51 @@ def locations_delete(replaced: Mapping[str, Sequence[int]]) -> Delete:
     )
 
 
-def locations_insert() -> Insert:
-    """The insert of rates' locations, executed with all of them at once."""
-    return insert(tax_rate_locations)
+@functools.cache
+def locations_insert(dialect: str) -> Insert:
+    """The insert of rates' locations, executed once with all of them, stored in their order:
+    on PostgreSQL ``rate_ids``, ``kinds`` and ``codes`` (one location per position) bound as
+    three arrays unnested side by side; on SQLite ``rows``, one JSON array of ``[rate id,
+    kind, code]``. One statement whatever their number (a bulk of 100 rates has hundreds of
+    postcodes: one execution each, as the driver runs a list of rows, cost more than the rest
+    of its writes)."""
+    if dialect == "postgresql":
+        given = func.unnest(
+            bindparam("rate_ids", type_=ARRAY(Integer)),
+            bindparam("kinds", type_=ARRAY(Text)),
+            bindparam("codes", type_=ARRAY(Text)),
+        ).table_valued(
+            column("tax_rate_id", Integer),
+            column("location_type", Text),
+            column("code", Text),
+            with_ordinality="position",
+        ).render_derived()
+        values = select(given.c.tax_rate_id, given.c.location_type, given.c.code)
+    else:
+        given = func.json_each(bindparam("rows", type_=Text)).table_valued(
+            column("value", Text), column("key", Integer)
+        )
+        values = select(*(func.json_extract(given.c.value, f"$[{i}]") for i in range(3)))
+    ordered = values.order_by(given.c.position if dialect == "postgresql" else given.c.key)
+    return insert(tax_rate_locations).from_select(
+        [
+            tax_rate_locations.c.tax_rate_id,
+            tax_rate_locations.c.location_type,
+            tax_rate_locations.c.code,
+        ],
+        ordered,
+    )
+
+
+def locations_params(dialect: str, rows: Sequence[tuple[int, str, str]]) -> dict[str, Any]:
+    """The parameters of :func:`locations_insert` for ``rows`` (``(rate id, kind, code)``)."""
+    if dialect == "postgresql":
+        return {
+            "rate_ids": [rate_id for rate_id, _, _ in rows],
+            "kinds": [kind for _, kind, _ in rows],
+            "codes": [code for _, _, code in rows],
+        }
+    return {"rows": orjson.dumps([list(row) for row in rows]).decode()}
 
 
 def write_locations(
@@ -230,13 +278,8 @@ def write_locations(
     if by_kind:
         conn.execute(locations_delete(by_kind))
     if rows:
-        conn.execute(
-            locations_insert(),
-            [
-                {"tax_rate_id": rate_id, "location_type": kind, "code": code}
-                for rate_id, kind, code in rows
-            ],
-        )
+        dialect = conn.dialect.name
+        conn.execute(locations_insert(dialect), locations_params(dialect, rows))
 
 
 def delete_rate(conn: Connection, rate_id: int) -> bool:
