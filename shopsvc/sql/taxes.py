@@ -227,16 +227,20 @@ def locations_insert(dialect: str) -> Insert:
     postcodes: one execution each, as the driver runs a list of rows, cost more than the rest
     of its writes)."""
     if dialect == "postgresql":
-        given = func.unnest(
-            bindparam("rate_ids", type_=ARRAY(Integer)),
-            bindparam("kinds", type_=ARRAY(Text)),
-            bindparam("codes", type_=ARRAY(Text)),
-        ).table_valued(
-            column("tax_rate_id", Integer),
-            column("location_type", Text),
-            column("code", Text),
-            with_ordinality="position",
-        ).render_derived()
+        given = (
+            func.unnest(
+                bindparam("rate_ids", type_=ARRAY(Integer)),
+                bindparam("kinds", type_=ARRAY(Text)),
+                bindparam("codes", type_=ARRAY(Text)),
+            )
+            .table_valued(
+                column("tax_rate_id", Integer),
+                column("location_type", Text),
+                column("code", Text),
+                with_ordinality="position",
+            )
+            .render_derived()
+        )
         values = select(given.c.tax_rate_id, given.c.location_type, given.c.code)
     else:
         given = func.json_each(bindparam("rows", type_=Text)).table_valued(
