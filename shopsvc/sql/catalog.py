@@ -34,8 +34,9 @@ from shopsvc.sql import (
     terms,
     webhooks,
 )
+from shopsvc.sql.common import arrays_insert, arrays_params
 from shopsvc.sql.paging import Listable, ListFilters
-from shopsvc.sql.tables import utc_now
+from shopsvc.sql.tables import tax_rates, utc_now
 
 
 class FilterError(ValueError):
@@ -546,6 +547,10 @@ def _taxes_rates_insert(args: Args) -> Built:
         "rate_order": 0,
         "tax_class_id": args.optional_integer("class_id"),
     }
+    if args.dialect == "postgresql":
+        columns = tuple(row)
+        statement = arrays_insert(tax_rates, columns, returning=True)
+        return Built(statement, arrays_params(columns, [row]))
     return Built(taxes.rates_insert(), row)
 
 

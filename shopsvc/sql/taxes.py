@@ -17,7 +17,6 @@ from typing import Any
 
 import orjson
 from sqlalchemy import (
-    ARRAY,
     ColumnElement,
     Connection,
     Delete,
@@ -39,7 +38,7 @@ from sqlalchemy import (
 
 from shopsvc.sql import paging
 from shopsvc.sql.bundle import ids_in
-from shopsvc.sql.common import in_savepoint
+from shopsvc.sql.common import arrays_insert, arrays_params, in_savepoint
 from shopsvc.sql.paging import Listable, ListFilters
 from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates
 
@@ -160,25 +159,29 @@ def count_rates(conn: Connection, params: ListFilters, tax_class: ClassFilter) -
     return int(conn.execute(count_query(params, tax_class)).scalar_one())
 
 
-def rates_insert(in_order: bool = True) -> Insert:
-    """The insert of new rates, executed with all of them at once: their ids come back in the
-    order of the rows given (``in_order``) or in any order."""
-    return insert(tax_rates).returning(tax_rates.c.id, sort_by_parameter_order=in_order)
+def rates_insert() -> Insert:
+    """SQLite: the insert of new rates, executed with all of them at once (their ids come back
+    in any order)."""
+    return insert(tax_rates).returning(tax_rates.c.id)
 
 
 def insert_rates(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[int]:
     """Insert the rates ``rows`` (values by column name, the same columns in each) in one
     statement; their new ids, in the order of ``rows``.
 
-    On PostgreSQL SQLAlchemy sorts them (its ``INSERT … SELECT … ORDER BY`` form); on SQLite it
-    would send one statement per row for that, so the ids are sorted here instead: SQLite
-    numbers the rows of one INSERT in their order (AUTOINCREMENT: each one above every id the
-    table ever had), only the order of its RETURNING rows is unspecified."""
+    On PostgreSQL one array per column (``sql.common.arrays_insert``; SQLAlchemy's own form, a
+    ``VALUES`` list with a parameter per value, cost psycopg a millisecond to parse for 100
+    rates); on SQLite SQLAlchemy's ``VALUES`` list (:func:`rates_insert`). Both number the
+    rows of one INSERT in their order (a serial id; AUTOINCREMENT: each one above every id the
+    table ever had), only the order of the RETURNING rows is unspecified: the ids are sorted
+    here."""
     if not rows:
         return []
     if conn.dialect.name == "sqlite":
-        return sorted(int(i) for i in conn.execute(rates_insert(False), list(rows)).scalars())
-    return [int(rate_id) for rate_id in conn.execute(rates_insert(), list(rows)).scalars()]
+        return sorted(int(i) for i in conn.execute(rates_insert(), list(rows)).scalars())
+    columns = tuple(rows[0])
+    statement = arrays_insert(tax_rates, columns, returning=True)
+    return sorted(int(i) for i in conn.execute(statement, arrays_params(columns, rows)).scalars())
 
 
 def rate_update(columns: Sequence[str]) -> Update:
@@ -218,54 +221,33 @@ def locations_delete(replaced: Mapping[str, Sequence[int]]) -> Delete:
     )
 
 
+#: The columns of a location a bulk writes.
+LOCATION_COLUMNS = ("tax_rate_id", "location_type", "code")
+
+
 @functools.cache
 def locations_insert(dialect: str) -> Insert:
-    """The insert of rates' locations, executed once with all of them, stored in their order:
-    on PostgreSQL ``rate_ids``, ``kinds`` and ``codes`` (one location per position) bound as
-    three arrays unnested side by side; on SQLite ``rows``, one JSON array of ``[rate id,
-    kind, code]``. One statement whatever their number (a bulk of 100 rates has hundreds of
+    """The insert of rates' locations, executed once with all of them, stored in their order
+    (:func:`locations_params`): on PostgreSQL three arrays unnested side by side
+    (``sql.common.arrays_insert``); on SQLite ``rows``, one JSON array of ``[rate id, kind,
+    code]``. One statement whatever their number (a bulk of 100 rates has hundreds of
     postcodes: one execution each, as the driver runs a list of rows, cost more than the rest
     of its writes)."""
     if dialect == "postgresql":
-        given = (
-            func.unnest(
-                bindparam("rate_ids", type_=ARRAY(Integer)),
-                bindparam("kinds", type_=ARRAY(Text)),
-                bindparam("codes", type_=ARRAY(Text)),
-            )
-            .table_valued(
-                column("tax_rate_id", Integer),
-                column("location_type", Text),
-                column("code", Text),
-                with_ordinality="position",
-            )
-            .render_derived()
-        )
-        values = select(given.c.tax_rate_id, given.c.location_type, given.c.code)
-    else:
-        given = func.json_each(bindparam("rows", type_=Text)).table_valued(
-            column("value", Text), column("key", Integer)
-        )
-        values = select(*(func.json_extract(given.c.value, f"$[{i}]") for i in range(3)))
-    ordered = values.order_by(given.c.position if dialect == "postgresql" else given.c.key)
+        return arrays_insert(tax_rate_locations, LOCATION_COLUMNS)
+    given = func.json_each(bindparam("rows", type_=Text)).table_valued(
+        column("value", Text), column("key", Integer)
+    )
+    values = select(*(func.json_extract(given.c.value, f"$[{i}]") for i in range(3)))
     return insert(tax_rate_locations).from_select(
-        [
-            tax_rate_locations.c.tax_rate_id,
-            tax_rate_locations.c.location_type,
-            tax_rate_locations.c.code,
-        ],
-        ordered,
+        [tax_rate_locations.c[name] for name in LOCATION_COLUMNS], values.order_by(given.c.key)
     )
 
 
 def locations_params(dialect: str, rows: Sequence[tuple[int, str, str]]) -> dict[str, Any]:
     """The parameters of :func:`locations_insert` for ``rows`` (``(rate id, kind, code)``)."""
     if dialect == "postgresql":
-        return {
-            "rate_ids": [rate_id for rate_id, _, _ in rows],
-            "kinds": [kind for _, kind, _ in rows],
-            "codes": [code for _, _, code in rows],
-        }
+        return {name: [row[i] for row in rows] for i, name in enumerate(LOCATION_COLUMNS)}
     return {"rows": orjson.dumps([list(row) for row in rows]).decode()}
 
 
