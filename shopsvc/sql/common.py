@@ -204,3 +204,16 @@ def arrays_params(
 ) -> dict[str, list[Any]]:
     """The parameters of :func:`arrays_insert` for ``rows`` (values by column name)."""
     return {name: [row[name] for row in rows] for name in columns}
+
+
+def insert_all(conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert ``rows`` (values by column name, the same columns in each) in their order, in
+    one statement: :func:`arrays_insert` on PostgreSQL, SQLAlchemy's ``VALUES`` list on
+    SQLite."""
+    if not rows:
+        return
+    if conn.dialect.name == "postgresql":
+        columns = tuple(rows[0])
+        conn.execute(arrays_insert(table, columns), arrays_params(columns, rows))
+    else:
+        conn.execute(insert(table), list(rows))

@@ -29,14 +29,13 @@ from sqlalchemy import (
     Table,
     bindparam,
     func,
-    insert,
     or_,
     select,
     text,
     update,
 )
 
-from shopsvc.sql.common import check_amounts, money_columns
+from shopsvc.sql.common import check_amounts, insert_all, money_columns
 from shopsvc.sql.order_writes import LINE_PRODUCT_COLUMNS
 from shopsvc.sql.tables import (
     Money,
@@ -282,14 +281,12 @@ def insert_rows(conn: Connection, name: str, slots: Sequence[Row | None]) -> Non
     for row, new_id in zip(taking, _reserve(conn, table, len(taking)), strict=True):
         if row is not None:
             row["id"] = new_id
-    if rows:
-        conn.execute(insert(table), rows)
+    insert_all(conn, table, rows)
 
 
 def insert_many(conn: Connection, table: Table, rows: Sequence[Row]) -> None:
     """Rows of a table whose ids nothing reads back (item meta, notes when no id is used up)."""
-    if rows:
-        conn.execute(insert(table), list(rows))
+    insert_all(conn, table, rows)
 
 
 def update_orders(conn: Connection, rows: Sequence[Row]) -> None:
