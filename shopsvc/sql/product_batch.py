@@ -33,6 +33,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 
+from shopsvc.sql.common import insert_all
 from shopsvc.sql.product_writes import SHIPPING_CLASS
 from shopsvc.sql.tables import (
     Id,
@@ -287,7 +288,7 @@ def replace_terms(
     if conditions:
         conn.execute(delete(product_terms).where(or_(*conditions)))
     if rows:
-        conn.execute(insert(product_terms), [{"product_id": p, "term_id": t} for p, t in rows])
+        insert_all(conn, product_terms, [{"product_id": p, "term_id": t} for p, t in rows])
 
 
 def replace_galleries(
@@ -300,7 +301,8 @@ def replace_galleries(
             delete(product_gallery).where(product_gallery.c.product_id.in_(sorted(set(cleared))))
         )
     if rows:
-        conn.execute(
-            insert(product_gallery),
+        insert_all(
+            conn,
+            product_gallery,
             [{"product_id": p, "position": n, "media_id": m} for p, n, m in rows],
         )

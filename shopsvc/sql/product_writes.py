@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
-from shopsvc.sql.common import in_savepoint, slugs_like
+from shopsvc.sql.common import in_savepoint, insert_all, slugs_like
 from shopsvc.sql.tables import (
     attribute_terms,
     attributes,
@@ -180,7 +180,7 @@ def update_gallery(conn: Connection, product_id: int, media_ids: Sequence[int]) 
         for position, media_id in enumerate(media_ids)
     ]
     if rows:
-        conn.execute(insert(product_gallery), rows)
+        insert_all(conn, product_gallery, rows)
 
 
 def update_terms(conn: Connection, product_id: int, taxonomy: str, ids: Sequence[int]) -> None:
@@ -193,7 +193,7 @@ def update_terms(conn: Connection, product_id: int, taxonomy: str, ids: Sequence
     )
     rows = [{"product_id": product_id, "term_id": term_id} for term_id in dict.fromkeys(ids)]
     if rows:
-        conn.execute(insert(product_terms), rows)
+        insert_all(conn, product_terms, rows)
 
 
 # --- attributes
@@ -282,7 +282,7 @@ def update_attributes(conn: Connection, product_id: int, rows: Sequence[Attribut
         for term_id in dict.fromkeys(t for row in rows for t in row.term_ids)
     ]
     if chosen:
-        conn.execute(insert(product_attribute_terms), chosen)
+        insert_all(conn, product_attribute_terms, chosen)
 
 
 def get_product_attributes(conn: Connection, product_id: int) -> list[dict[str, Any]]:
@@ -351,7 +351,7 @@ def update_variation_values(conn: Connection, variation_id: int, values: Mapping
         for key, value in values.items()
     ]
     if rows:
-        conn.execute(insert(variation_attributes), rows)
+        insert_all(conn, variation_attributes, rows)
 
 
 def get_variation_values(conn: Connection, variation_id: int) -> dict[str, str]:
@@ -374,7 +374,7 @@ def update_downloads(
         for i, (key, name, file) in enumerate(items)
     ]
     if rows:
-        conn.execute(insert(downloads), rows)
+        insert_all(conn, downloads, rows)
 
 
 # --- variations
