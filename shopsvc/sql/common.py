@@ -21,7 +21,9 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Insert,
+    String,
     Table,
+    Text,
     bindparam,
     column,
     func,
@@ -32,6 +34,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.visitors import InternalTraversal
+from sqlalchemy.types import TypeEngine
 
 from shopsvc.errors import invalid_param
 from shopsvc.sql.tables import Money
@@ -185,11 +188,16 @@ def arrays_insert(table: Table, columns: tuple[str, ...], returning: bool = Fals
     (:func:`arrays_params`), unnested side by side and inserted in the arrays' order; one
     statement and one execution whatever their number, where psycopg runs a list of rows as one
     execution each. ``returning``: the new ids come back (in no order; a serial id numbers the
-    rows in the order they are inserted, so sorted they follow the arrays)."""
+    rows in the order they are inserted, so sorted they follow the arrays).
+
+    A bounded text column (``VARCHAR(n)``) is unnested as unbounded text: an explicit cast to
+    ``VARCHAR(n)`` would cut a longer value short without a word, where the INSERT refuses it
+    as a row of values does."""
+    types = {name: _unbounded(table.c[name].type) for name in columns}
     given = (
-        func.unnest(*(bindparam(name, type_=ARRAY(table.c[name].type)) for name in columns))
+        func.unnest(*(bindparam(name, type_=ARRAY(types[name])) for name in columns))
         .table_valued(
-            *(column(name, table.c[name].type) for name in columns),
+            *(column(name, types[name]) for name in columns),
             with_ordinality=_GIVEN_ORDER,
         )
         .render_derived()
@@ -197,6 +205,10 @@ def arrays_insert(table: Table, columns: tuple[str, ...], returning: bool = Fals
     rows = select(*(given.c[name] for name in columns)).order_by(given.c[_GIVEN_ORDER])
     statement = insert(table).from_select([table.c[name] for name in columns], rows)
     return statement.returning(table.c.id) if returning else statement
+
+
+def _unbounded(type_: TypeEngine[Any]) -> TypeEngine[Any]:
+    return Text() if type(type_) is String and type_.length is not None else type_
 
 
 def arrays_params(
