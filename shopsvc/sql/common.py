@@ -220,8 +220,8 @@ def arrays_params(
 
 def insert_all(conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert ``rows`` (values by column name, the same columns in each) in their order, in
-    one statement: :func:`arrays_insert` on PostgreSQL, SQLAlchemy's ``VALUES`` list on
-    SQLite."""
+    one statement: :func:`arrays_insert` on PostgreSQL; on SQLite the driver's
+    ``executemany`` (the statement prepared once and stepped for each row, in process)."""
     if not rows:
         return
     if conn.dialect.name == "postgresql":
