@@ -59,7 +59,7 @@ def test_no_rows_writes_nothing(engine: sa.Engine) -> None:
 @pytest.fixture
 def postgres(engine: sa.Engine) -> sa.Engine:
     if engine.dialect.name != "postgresql":
-        pytest.skip("SQLite inserts a VALUES list (no arrays)")
+        pytest.skip("SQLite inserts by executemany (no arrays)")
     return engine
 
 
