@@ -28,27 +28,17 @@ _FUNCTIONS = {
     "users_changed": "PERFORM pg_notify('shopsvc_keys', 'user:' || OLD.id);",
     "keys_truncated": "PERFORM pg_notify('shopsvc_keys', '*');",
 }
+#: name: (table, when, for each, function)
 _TRIGGERS = {
     "api_keys_changed": (
-        "AFTER UPDATE OF user_id, permissions, consumer_secret, consumer_key_hash OR DELETE "
-        "ON api_keys FOR EACH ROW EXECUTE FUNCTION api_keys_changed()"
+        "api_keys",
+        "AFTER UPDATE OF user_id, permissions, consumer_secret, consumer_key_hash OR DELETE",
+        "ROW",
+        "api_keys_changed",
     ),
-    "users_changed": (
-        "AFTER UPDATE OF login, role OR DELETE ON users FOR EACH ROW "
-        "EXECUTE FUNCTION users_changed()"
-    ),
-    "api_keys_truncated": (
-        "AFTER TRUNCATE ON api_keys FOR EACH STATEMENT EXECUTE FUNCTION keys_truncated()"
-    ),
-    "users_truncated": (
-        "AFTER TRUNCATE ON users FOR EACH STATEMENT EXECUTE FUNCTION keys_truncated()"
-    ),
-}
-_TABLES = {
-    "api_keys_changed": "api_keys",
-    "users_changed": "users",
-    "api_keys_truncated": "api_keys",
-    "users_truncated": "users",
+    "users_changed": ("users", "AFTER UPDATE OF login, role OR DELETE", "ROW", "users_changed"),
+    "api_keys_truncated": ("api_keys", "AFTER TRUNCATE", "STATEMENT", "keys_truncated"),
+    "users_truncated": ("users", "AFTER TRUNCATE", "STATEMENT", "keys_truncated"),
 }
 
 
@@ -60,14 +50,16 @@ def upgrade() -> None:
             f"CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$\n"
             f"BEGIN\n    {body}\n    RETURN NULL;\nEND\n$$"
         )
-    for name, definition in _TRIGGERS.items():
-        op.execute(f"CREATE TRIGGER {name} {definition}")
+    for name, (table, when, each, function) in _TRIGGERS.items():
+        op.execute(
+            f"CREATE TRIGGER {name} {when} ON {table} FOR EACH {each} EXECUTE FUNCTION {function}()"
+        )
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name != "postgresql":
         return
-    for name, table in _TABLES.items():
+    for name, (table, *_) in _TRIGGERS.items():
         op.execute(f"DROP TRIGGER {name} ON {table}")
     for name in _FUNCTIONS:
         op.execute(f"DROP FUNCTION {name}()")
