@@ -59,7 +59,7 @@ def test_no_rows_writes_nothing(engine: sa.Engine) -> None:
 @pytest.fixture
 def postgres(engine: sa.Engine) -> sa.Engine:
     if engine.dialect.name != "postgresql":
-        pytest.skip("SQLite inserts by executemany (no arrays)")
+        pytest.skip("SQLite reads the rows from one JSON array (no arrays)")
     return engine
 
 

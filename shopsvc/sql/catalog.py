@@ -34,7 +34,7 @@ from shopsvc.sql import (
     terms,
     webhooks,
 )
-from shopsvc.sql.common import arrays_insert, arrays_params, bulk_insert
+from shopsvc.sql.common import bulk_insert
 from shopsvc.sql.paging import Listable, ListFilters
 from shopsvc.sql.tables import tax_rate_locations, tax_rates, utc_now
 
@@ -547,11 +547,7 @@ def _taxes_rates_insert(args: Args) -> Built:
         "rate_order": 0,
         "tax_class_id": args.optional_integer("class_id"),
     }
-    if args.dialect == "postgresql":
-        columns = tuple(row)
-        statement = arrays_insert(tax_rates, columns, returning=True)
-        return Built(statement, arrays_params(columns, [row]))
-    return Built(taxes.rates_insert(), row)
+    return Built(*bulk_insert(args.dialect, tax_rates, [row], returning=True))
 
 
 @named("taxes.rates.update", "edited rates' changed columns, one statement per column set")

@@ -221,17 +221,18 @@ def arrays_params(
 
 
 @functools.cache
-def _json_insert(table: Table, columns: tuple[str, ...]) -> Insert:
+def _json_insert(table: Table, columns: tuple[str, ...], returning: bool) -> Insert:
     """SQLite: ``INSERT INTO table (columns)`` of the rows of ``rows``, one JSON array of
     arrays (their values as the columns' types bind them), read by ``json_each`` in their
-    order."""
+    order; ``returning``: the new ids come back (in no order)."""
     given = func.json_each(bindparam("rows", type_=Text)).table_valued(
         column("value", Text), column("key", Integer)
     )
     values = select(*(func.json_extract(given.c.value, f"$[{i}]") for i in range(len(columns))))
-    return insert(table).from_select(
+    statement = insert(table).from_select(
         [table.c[name] for name in columns], values.order_by(given.c.key)
     )
+    return statement.returning(table.c.id) if returning else statement
 
 
 #: Bind processors are the dialect's: SQLite's, for :func:`bulk_insert`'s JSON.
@@ -239,10 +240,13 @@ _SQLITE = sqlite.dialect()
 
 
 def bulk_insert(
-    dialect: str, table: Table, rows: Sequence[Mapping[str, Any]]
+    dialect: str, table: Table, rows: Sequence[Mapping[str, Any]], returning: bool = False
 ) -> tuple[Insert, Any]:
     """The statement and parameters inserting ``rows`` (values by column name, the same
-    columns in each; at least one) in their order, in one statement and one execution:
+    columns in each; at least one) in their order, in one statement and one execution;
+    ``returning``: the new ids come back, in no order, but both databases number the rows of
+    one INSERT in the order they are inserted (a serial id; SQLite's AUTOINCREMENT: each one
+    above every id the table ever had), so sorted they follow ``rows``.
 
     * PostgreSQL: :func:`arrays_insert`, one array per column (psycopg runs a list of rows as
       one execution per row);
@@ -253,7 +257,7 @@ def bulk_insert(
       way, which refuses it as it always did."""
     columns = tuple(rows[0])
     if dialect == "postgresql":
-        return arrays_insert(table, columns), arrays_params(columns, rows)
+        return arrays_insert(table, columns, returning), arrays_params(columns, rows)
     processors = [table.c[name].type._cached_bind_processor(_SQLITE) for name in columns]
     try:
         text = orjson.dumps(
@@ -266,8 +270,9 @@ def bulk_insert(
             ]
         )
     except TypeError:
-        return insert(table), list(rows)
-    return _json_insert(table, columns), {"rows": text.decode()}
+        plain = insert(table)
+        return (plain.returning(table.c.id) if returning else plain), list(rows)
+    return _json_insert(table, columns, returning), {"rows": text.decode()}
 
 
 def insert_all(conn: Connection, table: Table, rows: Sequence[Mapping[str, Any]]) -> None:

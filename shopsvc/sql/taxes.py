@@ -18,7 +18,6 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Delete,
-    Insert,
     Select,
     Update,
     and_,
@@ -33,7 +32,7 @@ from sqlalchemy import (
 
 from shopsvc.sql import paging
 from shopsvc.sql.bundle import ids_in
-from shopsvc.sql.common import arrays_insert, arrays_params, in_savepoint, insert_all
+from shopsvc.sql.common import bulk_insert, in_savepoint, insert_all
 from shopsvc.sql.paging import Listable, ListFilters
 from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates
 
@@ -154,29 +153,15 @@ def count_rates(conn: Connection, params: ListFilters, tax_class: ClassFilter) -
     return int(conn.execute(count_query(params, tax_class)).scalar_one())
 
 
-def rates_insert() -> Insert:
-    """SQLite: the insert of new rates, executed with all of them at once (their ids come back
-    in any order)."""
-    return insert(tax_rates).returning(tax_rates.c.id)
-
-
 def insert_rates(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[int]:
     """Insert the rates ``rows`` (values by column name, the same columns in each) in one
-    statement; their new ids, in the order of ``rows``.
-
-    On PostgreSQL one array per column (``sql.common.arrays_insert``; SQLAlchemy's own form, a
-    ``VALUES`` list with a parameter per value, cost psycopg a millisecond to parse for 100
-    rates); on SQLite SQLAlchemy's ``VALUES`` list (:func:`rates_insert`). Both number the
-    rows of one INSERT in their order (a serial id; AUTOINCREMENT: each one above every id the
-    table ever had), only the order of the RETURNING rows is unspecified: the ids are sorted
-    here."""
+    statement (``sql.common.bulk_insert``: SQLAlchemy's own form on PostgreSQL, a ``VALUES``
+    list with a parameter per value, cost psycopg a millisecond to parse for 100 rates); their
+    new ids, sorted: in the order of ``rows``."""
     if not rows:
         return []
-    if conn.dialect.name == "sqlite":
-        return sorted(int(i) for i in conn.execute(rates_insert(), list(rows)).scalars())
-    columns = tuple(rows[0])
-    statement = arrays_insert(tax_rates, columns, returning=True)
-    return sorted(int(i) for i in conn.execute(statement, arrays_params(columns, rows)).scalars())
+    statement, params = bulk_insert(conn.dialect.name, tax_rates, rows, returning=True)
+    return sorted(int(i) for i in conn.execute(statement, params).scalars())
 
 
 def rate_update(columns: Sequence[str]) -> Update:
