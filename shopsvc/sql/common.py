@@ -22,6 +22,7 @@ from sqlalchemy import (
     Connection,
     Insert,
     Integer,
+    Select,
     String,
     Table,
     Text,
@@ -205,7 +206,17 @@ def arrays_insert(table: Table, columns: tuple[str, ...], returning: bool = Fals
         .render_derived()
     )
     rows = select(*(given.c[name] for name in columns)).order_by(given.c[_GIVEN_ORDER])
-    statement = insert(table).from_select([table.c[name] for name in columns], rows)
+    return _inserted(table, columns, rows, returning)
+
+
+def _inserted(
+    table: Table, columns: Sequence[str], rows: Select[Any] | None, returning: bool
+) -> Insert:
+    """``INSERT INTO table`` of ``rows`` (a SELECT of ``columns``; None: values bound as
+    rows), the new ids returned when ``returning``."""
+    statement = insert(table)
+    if rows is not None:
+        statement = statement.from_select([table.c[name] for name in columns], rows)
     return statement.returning(table.c.id) if returning else statement
 
 
@@ -229,10 +240,7 @@ def _json_insert(table: Table, columns: tuple[str, ...], returning: bool) -> Ins
         column("value", Text), column("key", Integer)
     )
     values = select(*(func.json_extract(given.c.value, f"$[{i}]") for i in range(len(columns))))
-    statement = insert(table).from_select(
-        [table.c[name] for name in columns], values.order_by(given.c.key)
-    )
-    return statement.returning(table.c.id) if returning else statement
+    return _inserted(table, columns, values.order_by(given.c.key), returning)
 
 
 #: Bind processors are the dialect's: SQLite's, for :func:`bulk_insert`'s JSON.
@@ -270,8 +278,7 @@ def bulk_insert(
             ]
         )
     except TypeError:
-        plain = insert(table)
-        return (plain.returning(table.c.id) if returning else plain), list(rows)
+        return _inserted(table, columns, None, returning), list(rows)
     return _json_insert(table, columns, returning), {"rows": text.decode()}
 
 
