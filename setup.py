@@ -41,7 +41,7 @@ setup(
             "migrations/*.py",
             "migrations/versions/*.py",
             "migrations/*.mako",
-            "static/*.png",
+            "media/static/*.png",
         ]
     },
     zip_safe=False,
@@ -50,6 +50,6 @@ setup(
     extras_require={"test": tests_require},
     entry_points={
         "paste.app_factory": ["main = shopsvc:main"],
-        "console_scripts": ["shopsvc = shopsvc.cli:main"],
+        "console_scripts": ["shopsvc = shopsvc.cli.main:main"],
     },
 )

@@ -59,8 +59,9 @@ from bench.common import (  # noqa: E402
 )
 from bench.floor import Trace, capture  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
-from shopsvc.db import make_engine, migrate  # noqa: E402
-from tests.catalog_factory import CatalogFactory  # noqa: E402
+from shopsvc.db.engine import make_engine  # noqa: E402
+from shopsvc.db.schema import migrate  # noqa: E402
+from shopsvc.testing.catalog import CatalogFactory  # noqa: E402
 
 PREFIX = "/shop-api/v3"
 #: Goal 5 (issue 10): a bulk of 100 creates or edits within this many times one create.

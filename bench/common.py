@@ -25,7 +25,7 @@ if str(ROOT_DIR) not in sys.path:
     sys.path.insert(0, str(ROOT_DIR))
 
 from shopsvc import main as app_main  # noqa: E402
-from tests.databases import scratch_postgres, user_with_key  # noqa: E402
+from shopsvc.testing.databases import scratch_postgres, user_with_key  # noqa: E402
 
 
 @contextmanager

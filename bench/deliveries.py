@@ -69,7 +69,8 @@ sys.path.insert(0, str(ROOT_DIR))
 
 from bench.common import admin_key, scratch_database  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
-from shopsvc.db import make_engine, migrate  # noqa: E402
+from shopsvc.db.engine import make_engine  # noqa: E402
+from shopsvc.db.schema import migrate  # noqa: E402
 from shopsvc.delivery.worker import POLL_SECONDS, Deliverer  # noqa: E402
 from shopsvc.settings import Settings, load_settings  # noqa: E402
 from shopsvc.sql.tables import webhook_attempts, webhook_deliveries, webhooks  # noqa: E402

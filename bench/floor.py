@@ -36,7 +36,7 @@ import psycopg
 import sqlalchemy as sa
 
 from bench.common import WsgiResponse, wsgi_request
-from shopsvc.db import make_engine
+from shopsvc.db.engine import make_engine
 from shopsvc.sql.prepared import native_call
 
 #: Statements that only frame transactions (PostgreSQL's driver sends BEGIN by itself).

@@ -28,7 +28,8 @@ sys.path.insert(0, str(ROOT_DIR))
 
 from bench import orders as bench_orders  # noqa: E402
 from bench.common import api_bodies, bodies_main  # noqa: E402
-from shopsvc.db import make_engine, migrate  # noqa: E402
+from shopsvc.db.engine import make_engine  # noqa: E402
+from shopsvc.db.schema import migrate  # noqa: E402
 from shopsvc.records.context import RecordContext  # noqa: E402
 from shopsvc.records.orders import OrderOptions, order_records  # noqa: E402
 from shopsvc.settings import Settings  # noqa: E402

@@ -64,7 +64,8 @@ from bench.common import (  # noqa: E402
 )
 from bench.floor import capture, compare_pages, print_comparisons  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
-from shopsvc.db import make_engine, migrate  # noqa: E402
+from shopsvc.db.engine import make_engine  # noqa: E402
+from shopsvc.db.schema import migrate  # noqa: E402
 from shopsvc.domain import orders as rules  # noqa: E402
 from shopsvc.domain.tax import Address, TaxRate  # noqa: E402
 from shopsvc.domain.totals import (  # noqa: E402
@@ -87,7 +88,7 @@ from shopsvc.sql.tables import (  # noqa: E402
     tax_rates,
     users,
 )
-from tests.catalog_factory import CatalogFactory  # noqa: E402
+from shopsvc.testing.catalog import CatalogFactory  # noqa: E402
 
 API = "/shop-api/v3/orders"
 BASE_TIME = dt.datetime(2024, 1, 1, 8, 0, 0)

@@ -31,11 +31,12 @@ sys.path.insert(0, str(ROOT_DIR))
 
 from bench.common import api_bodies, bodies_main  # noqa: E402
 from bench.products import API, seed  # noqa: E402
-from shopsvc.db import make_engine, migrate  # noqa: E402
+from shopsvc.db.engine import make_engine  # noqa: E402
+from shopsvc.db.schema import migrate  # noqa: E402
 from shopsvc.records.context import RecordContext  # noqa: E402
 from shopsvc.records.products import product_records  # noqa: E402
 from shopsvc.settings import Settings  # noqa: E402
-from tests.catalog_factory import CatalogFactory  # noqa: E402
+from shopsvc.testing.catalog import CatalogFactory  # noqa: E402
 
 PAST = dt.datetime(2020, 1, 1)
 FUTURE = dt.datetime(2099, 1, 1)

@@ -32,8 +32,9 @@ sys.path.insert(0, str(ROOT_DIR))
 from bench.common import admin_key, analyze, basic_auth, load_average, scratch_database  # noqa: E402
 from bench.floor import compare_pages, print_comparisons  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
-from shopsvc.db import make_engine, migrate  # noqa: E402
-from tests.catalog_factory import CatalogFactory  # noqa: E402
+from shopsvc.db.engine import make_engine  # noqa: E402
+from shopsvc.db.schema import migrate  # noqa: E402
+from shopsvc.testing.catalog import CatalogFactory  # noqa: E402
 
 API = "/shop-api/v3/products"
 

@@ -46,11 +46,11 @@ sys.path.insert(0, str(ROOT_DIR))
 from bench.common import basic_auth, load_average, wsgi_request  # noqa: E402
 from bench.floor import capture  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
-from shopsvc.db import make_engine  # noqa: E402
-from shopsvc.dba import plan  # noqa: E402
-from shopsvc.security import issue_key  # noqa: E402
+from shopsvc.auth.policy import issue_key  # noqa: E402
+from shopsvc.cli.dba import plan  # noqa: E402
+from shopsvc.db.engine import make_engine  # noqa: E402
 from shopsvc.sql import auth as auth_sql  # noqa: E402
-from shopsvc.sql import catalog  # noqa: E402
+from shopsvc.sql import named_queries as catalog  # noqa: E402
 from shopsvc.sql.tables import order_items, orders, product_terms, products, terms  # noqa: E402
 
 API = "/shop-api/v3"

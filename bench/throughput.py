@@ -70,7 +70,8 @@ from bench.common import (  # noqa: E402
 )
 from bench.floor import Trace, capture  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
-from shopsvc.db import make_engine, migrate  # noqa: E402
+from shopsvc.db.engine import make_engine  # noqa: E402
+from shopsvc.db.schema import migrate  # noqa: E402
 
 API = "/shop-api/v3"
 #: Goal 2 (issue 10): requests per second at least this share of the bare floor's.

@@ -11,10 +11,10 @@ from pyramid.config import Configurator
 from pyramid.router import Router
 
 from shopsvc.delivery.worker import start_in_process
-from shopsvc.request import ShopRequest
-from shopsvc.resources import Root
 from shopsvc.settings import load_settings
 from shopsvc.sql.auth import key_count
+from shopsvc.web.request import ShopRequest
+from shopsvc.web.resources import Root
 
 log = logging.getLogger("shopsvc")  # the hint reads as the service's own line
 
@@ -60,7 +60,7 @@ KEY_LISTEN_WAIT = 2.0
 
 def _listen_for_key_changes(app: Router) -> None:
     """PostgreSQL (``shopsvc.auth.cache_keys``): the key cache listens from the start, so that
-    the first requests already keep their keys (``shopsvc.keycache``)."""
+    the first requests already keep their keys (``shopsvc.auth.key_cache``)."""
     cache = app.registry.key_cache
     if cache is not None and not cache.start(wait=KEY_LISTEN_WAIT):
         log.warning("key cache: not listening yet; requests read their keys meanwhile")
@@ -69,16 +69,14 @@ def _listen_for_key_changes(app: Router) -> None:
 def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     """The WSGI application (``paste.app_factory``): it only configures (and, once the app is
     built, gives the first-key hint and starts the in-process deliverer). The engine and the
-    start-up migration live in ``shopsvc.db``'s ``includeme``."""
+    start-up migration live in ``shopsvc.db.request``'s ``includeme``."""
     global_config = global_config or {}
     config = Configurator(settings=settings, root_factory=Root, request_factory=ShopRequest)
     config.registry.shop = load_settings(settings, here=global_config.get("here"))
     config.registry.config_uri = global_config.get("__file__", "development.ini")
-    config.include("shopsvc.db")
-    config.include("shopsvc.protocol")
-    config.include("shopsvc.cors")
-    config.include("shopsvc.http_cache")
-    config.include("shopsvc.security")
+    config.include("shopsvc.db.request")
+    config.include("shopsvc.web.tweens")
+    config.include("shopsvc.auth.policy")
     config.include("shopsvc.views")
     config.include("shopsvc.views.health")
     app = config.make_wsgi_app()

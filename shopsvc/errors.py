@@ -35,9 +35,9 @@ class ApiError(Exception):
 
 
 class Sequential(Exception):
-    """Raised by a set-based bulk writer (``shopsvc.bulk.Batch``): this bulk must run one element
-    at a time. Here rather than in ``shopsvc.bulk`` so that writers, which never import Pyramid,
-    may raise it; ``shopsvc.bulk`` re-exports it."""
+    """Raised by a set-based bulk writer (``shopsvc.web.bulk.Batch``): this bulk must run one
+    element at a time. Here rather than in ``shopsvc.web.bulk`` so that writers, which never
+    import Pyramid, may raise it; ``shopsvc.web.bulk`` re-exports it."""
 
 
 def invalid_param(field: str, problem: str) -> ApiError:

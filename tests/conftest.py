@@ -14,9 +14,10 @@ from sqlalchemy.engine import make_url
 from webtest import TestApp
 
 from shopsvc import main
-from shopsvc.db import make_engine, migrate
+from shopsvc.db.engine import make_engine
+from shopsvc.db.schema import migrate
 from shopsvc.sql.tables import metadata
-from tests.databases import scratch_postgres, user_with_key
+from shopsvc.testing.databases import scratch_postgres, user_with_key
 from tests.helpers.api import LEGACY_SETTINGS, ROOT, Credentials, authorised, errors
 from tests.helpers.server import ImageHandler, LocalServer
 

@@ -20,11 +20,11 @@ from alembic.config import Config as AlembicConfig
 from webtest import TestApp
 
 from shopsvc import main as app_main
-from shopsvc.cli import main
-from shopsvc.db import MIGRATIONS, current_revision, head_revision
-from shopsvc.security import hash_consumer_key
+from shopsvc.auth.policy import hash_consumer_key
+from shopsvc.cli.main import main
+from shopsvc.db.schema import MIGRATIONS, current_revision, head_revision
 from shopsvc.sql.tables import api_keys, users
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 
 ROOT = "/shop-api/v3"
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc import db
+from shopsvc.db import engine as db
 from tests.helpers.api import ROOT, assert_error
 
 

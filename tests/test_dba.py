@@ -15,11 +15,12 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from webtest import TestApp
 
-from shopsvc import dba
-from shopsvc.cli import main
-from shopsvc.db import parameter_shape
+from shopsvc.cli import dba
+from shopsvc.cli.main import main
+from shopsvc.db.engine import parameter_shape
 from shopsvc.settings import load_settings
-from shopsvc.sql import catalog, products
+from shopsvc.sql import named_queries as catalog
+from shopsvc.sql import products
 from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import metadata
 from tests.helpers.api import ROOT, Credentials, authorised

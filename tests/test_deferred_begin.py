@@ -1,6 +1,6 @@
-"""``shopsvc.db.defer_begin``: on PostgreSQL a read request's queries run outside a transaction
-block (no ``BEGIN``/``COMMIT`` round trips) until a statement may write, which begins the
-transaction the request then ends as always; the pooled connection goes back to transaction
+"""``shopsvc.db.engine.defer_begin``: on PostgreSQL a read request's queries run outside a
+transaction block (no ``BEGIN``/``COMMIT`` round trips) until a statement may write, which begins
+the transaction the request then ends as always; the pooled connection goes back to transaction
 mode for whoever takes it next."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from psycopg.pq import TransactionStatus
 from webtest import TestApp
 
-from shopsvc import db
+from shopsvc.db import engine as db
 from tests.helpers.api import ROOT
 
 

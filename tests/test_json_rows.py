@@ -15,7 +15,7 @@ from webtest import TestApp
 from shopsvc.sql import json_rows
 from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import Money, products
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import ROOT, Credentials, authorised
 from tests.helpers.orders import URL as ORDERS
 from tests.helpers.orders import OrderFactory

@@ -1,4 +1,4 @@
-"""``shopsvc.keycache``: on PostgreSQL a process keeps the keys it verified and hears of their
+"""``shopsvc.auth.key_cache``: on PostgreSQL a process keeps the keys it verified and hears of their
 changes by ``NOTIFY`` (migration 0008); on SQLite, or with ``shopsvc.auth.cache_keys = false``,
 every request reads its key."""
 
@@ -15,14 +15,15 @@ from alembic import command as alembic_command
 from alembic.config import Config as AlembicConfig
 from webtest import TestApp
 
-from shopsvc import keycache
-from shopsvc.db import MIGRATIONS, make_engine
-from shopsvc.keycache import KeyCache
+from shopsvc.auth import key_cache as keycache
+from shopsvc.auth.key_cache import KeyCache
+from shopsvc.db.engine import make_engine
+from shopsvc.db.schema import MIGRATIONS
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql.common import listen_statement
 from shopsvc.sql.tables import api_keys, users
+from shopsvc.testing.databases import scratch_postgres
 from tests.conftest import POSTGRES_ENV
-from tests.databases import scratch_postgres
 from tests.helpers.api import ROOT, Credentials, authorised
 from tests.helpers.sql import statements
 

@@ -22,13 +22,14 @@ from pyramid.response import Response
 from pyramid.scripting import prepare
 from webtest import TestApp
 
-from shopsvc import media, outbound
 from shopsvc.errors import ApiError
-from shopsvc.media import download_image, media_url, placeholder_url, sniff, title_from_url
-from shopsvc.protocol import transaction_tween_factory
-from shopsvc.request import ShopRequest as Request
+from shopsvc.media import images as media
+from shopsvc.media.images import download_image, media_url, placeholder_url, sniff, title_from_url
+from shopsvc.outbound import client as outbound
 from shopsvc.sql import media as media_sql
 from shopsvc.sql.tables import media as media_table
+from shopsvc.web.request import ShopRequest as Request
+from shopsvc.web.transaction import transaction_tween_factory
 from tests.helpers.api import errors
 from tests.helpers.server import LocalServer, QuietHandler
 

@@ -33,9 +33,9 @@ from shopsvc import main
 from shopsvc.openapi.records import RECORDS
 from shopsvc.openapi.routes import routed_views
 from shopsvc.openapi.schema import node_schema, object_schema
+from shopsvc.openapi.table import view_docs
 from shopsvc.sql.tables import reviews, utc_now
 from shopsvc.validation import products, taxes
-from shopsvc.views.openapi_table import view_docs
 from tests.helpers.api import LEGACY_ROOT, LEGACY_SETTINGS, ROOT, Credentials
 from tests.helpers.sql import insert
 

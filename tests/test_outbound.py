@@ -1,8 +1,8 @@
-"""The one outbound HTTP client (``shopsvc.outbound``) and the webhook ping built on it.
+"""The one outbound HTTP client (``shopsvc.outbound.client``) and the webhook ping built on it.
 
 A local HTTP server on 127.0.0.1 plays the outside world. Where a test needs a *public* first hop,
 it changes the address policy (``is_public_address``) or the resolver (``_resolve``) inside
-``shopsvc.outbound``, so everything works offline.
+``shopsvc.outbound.client``, so everything works offline.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from shopsvc import outbound
 from shopsvc.delivery.ping import ping
-from shopsvc.outbound import OutboundError, is_public_address, send
+from shopsvc.outbound import client as outbound
+from shopsvc.outbound.client import OutboundError, is_public_address, send
 from tests.helpers.server import LocalServer, QuietHandler
 
 LIMIT = 100

@@ -19,7 +19,7 @@ from shopsvc.sql import products as products_sql
 from shopsvc.sql.bundle import Bundle, ids_in
 from shopsvc.sql.prepared import PADDED_IDS_MAX, Native, Prepared, native_sql
 from shopsvc.sql.tables import orders, products
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.sql import add_product, statements
 
 

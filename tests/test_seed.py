@@ -13,8 +13,8 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.cli import main
-from shopsvc.media import sniff
+from shopsvc.cli.main import main
+from shopsvc.media.images import sniff
 from shopsvc.settings import Settings, load_settings
 from shopsvc.sql.tables import order_items, orders, products, users, utc_now
 from shopsvc.writers.context import WriteContext
@@ -357,7 +357,7 @@ def test_several_processes_on_postgresql(
     small batches): the same records, the same totals."""
     if not database_url.startswith("postgresql"):
         pytest.skip("SQLite writes from one process")
-    from shopsvc import seed
+    from shopsvc.cli.demo import generate as seed
 
     for name, size in (("CUSTOMER_BATCH", 3), ("PRODUCT_BATCH", 5), ("ORDER_BATCH", 20)):
         monkeypatch.setattr(seed, name, size)

@@ -1,5 +1,6 @@
 """The ping a new webhook's delivery URL receives after the webhook is committed (decisions.md §3,
-compat.md "Ping"): ``POST webhook_id=<id>``, 5 s, no redirects, through :mod:`shopsvc.outbound`.
+compat.md "Ping"): ``POST webhook_id=<id>``, 5 s, no redirects, through
+:mod:`shopsvc.outbound.client`.
 
 A private target with ``outbound.allow_private_targets = false`` is skipped (no connection). The
 outcome is logged and never reaches the API client.
@@ -10,8 +11,8 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlencode
 
-from shopsvc import outbound
-from shopsvc.outbound import OutboundError
+from shopsvc.outbound import client as outbound
+from shopsvc.outbound.client import OutboundError
 
 log = logging.getLogger(__name__)
 

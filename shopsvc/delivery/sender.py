@@ -1,5 +1,5 @@
 """One attempt of one delivery (decisions.md §3, §7 "Webhook delivery"): render the body from the
-current record, sign it, POST it through :mod:`shopsvc.outbound`, and store the outcome.
+current record, sign it, POST it through :mod:`shopsvc.outbound.client`, and store the outcome.
 
 The database is touched in two short transactions — a read before the send and a write after it
 — so no lock is held while the receiver takes its time, and on SQLite the write lock is never
@@ -18,11 +18,11 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from shopsvc import outbound
-from shopsvc.db import write_transaction
+from shopsvc.db.engine import write_transaction
 from shopsvc.domain import events
 from shopsvc.domain.roles import CAPABILITIES
-from shopsvc.outbound import OutboundError
+from shopsvc.outbound import client as outbound
+from shopsvc.outbound.client import OutboundError
 from shopsvc.records.context import RecordContext
 from shopsvc.records.customers import customer_record
 from shopsvc.records.orders import order_records

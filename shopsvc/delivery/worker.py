@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from shopsvc.db import write_transaction
+from shopsvc.db.engine import write_transaction
+from shopsvc.db.listener import Listener
 from shopsvc.delivery import sender
 from shopsvc.delivery.sender import Clock, Outcome
-from shopsvc.notifications import Listener
 from shopsvc.settings import Settings
 from shopsvc.sql import deliveries as sql
 

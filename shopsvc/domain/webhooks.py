@@ -8,6 +8,8 @@ import secrets
 import string
 
 STATUSES = ("active", "paused", "disabled")
+#: The `status` a webhook list accepts: a status, or every one.
+LIST_STATUSES = (*STATUSES, "all")
 # Letters, digits and the symbols of the original's password generator (both "special" sets).
 SECRET_ALPHABET = string.ascii_letters + string.digits + "!@#$%^&*()-_ []{}<>~`+=,.;:/?|"
 SECRET_LENGTH = 50

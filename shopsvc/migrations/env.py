@@ -1,4 +1,4 @@
-"""Alembic environment: the connection is handed in by ``shopsvc.db.migrate``."""
+"""Alembic environment: the connection is handed in by ``shopsvc.db.schema.migrate``."""
 
 from alembic import context
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from shopsvc.errors import ApiError
-from shopsvc.families import Loader
+from shopsvc.loaders.base import Loader
 from shopsvc.openapi.schema import Schema
 
 Codes = tuple[tuple[int, str], ...]

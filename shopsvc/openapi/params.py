@@ -1,11 +1,12 @@
-"""The query parameters of lists, counts and reads (decisions.md §2, §7; ``shopsvc.listing``)."""
+"""The query parameters of lists, counts and reads (decisions.md §2, §7;
+``shopsvc.web.listing``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from shopsvc.listing import MAX_QUERY_INT
 from shopsvc.openapi.operations import Param
+from shopsvc.web.listing import MAX_QUERY_INT
 
 QUERY_INT = "Read by its leading digits; empty or 0 means the default."
 STRING = {"type": "string"}

@@ -10,7 +10,7 @@ cannot drift from the record builders unnoticed.
 
 from __future__ import annotations
 
-from shopsvc.families import TERM_FAMILIES, TermFamily
+from shopsvc.loaders.terms import TERM_FAMILIES, TermFamily
 from shopsvc.openapi.schema import Schema
 from shopsvc.records.terms import EXTRAS
 from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS

@@ -14,7 +14,7 @@ from typing import Any
 
 from shopsvc.domain import catalog, stock, topics
 from shopsvc.domain import webhooks as webhook_rules
-from shopsvc.families import TERM_FAMILIES, TermFamily
+from shopsvc.loaders.terms import TERM_FAMILIES, TermFamily
 from shopsvc.openapi.records import component_name
 from shopsvc.openapi.schema import BOOLEAN_NOTE, Schema, object_schema, refine
 from shopsvc.validation import attributes, orders, products, taxes, terms, webhooks

@@ -11,9 +11,9 @@ from typing import Any
 
 from pyramid.registry import Registry
 
-from shopsvc import resources
 from shopsvc.openapi.schema import Schema
-from shopsvc.resources import Item, Resource
+from shopsvc.web import resources
+from shopsvc.web.resources import Item, Resource
 
 #: Methods in the order the index lists them.
 METHODS = ("HEAD", "GET", "POST", "PUT", "PATCH", "DELETE")

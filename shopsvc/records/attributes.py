@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shopsvc.families import ATTRIBUTES
+from shopsvc.loaders.terms import ATTRIBUTES
 from shopsvc.records.context import RecordContext
 
 PREFIX = "pa_"

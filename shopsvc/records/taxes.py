@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from shopsvc.domain.tax import format_rate
-from shopsvc.families import TAX_RATES
+from shopsvc.loaders.taxes import TAX_RATES
 from shopsvc.records.context import RecordContext
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shopsvc.families import TermFamily
+from shopsvc.loaders.terms import TermFamily
 from shopsvc.records.context import RecordContext
 from shopsvc.sql.terms import Scope
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.domain.topics import parse_topic
-from shopsvc.families import WEBHOOKS
+from shopsvc.loaders.webhooks import WEBHOOKS
 from shopsvc.records.context import RecordContext
 
 

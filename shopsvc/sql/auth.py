@@ -24,7 +24,7 @@ from shopsvc.sql.prepared import Prepared
 from shopsvc.sql.tables import api_keys, oauth_nonces, users
 
 #: The channel on which the triggers of migration 0008 tell of a change to a key or its user
-#: (``shopsvc.keycache``): the key's hash, ``user:<id>``, or ``*``.
+#: (``shopsvc.auth.key_cache``): the key's hash, ``user:<id>``, or ``*``.
 KEYS_CHANNEL = "shopsvc_keys"
 
 

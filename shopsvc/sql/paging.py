@@ -12,7 +12,7 @@ from sqlalchemy import ColumnElement, Connection, Select, Table, and_, func, or_
 
 @dataclass(frozen=True)
 class ListFilters:
-    """The common list parameters: ``shopsvc.listing`` parses them from a request (as
+    """The common list parameters: ``shopsvc.web.listing`` parses them from a request (as
     ``ListParams``), ``sql.catalog`` from ``--filter`` pairs."""
 
     page: int = 1

@@ -16,13 +16,13 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc import rendering
-from shopsvc.families import ATTRIBUTES
+from shopsvc.loaders.terms import ATTRIBUTES
 from shopsvc.records.attributes import attribute_record, attribute_record_by_id
-from shopsvc.resources import Attribute, Attributes
 from shopsvc.sql import attributes as attributes_sql
 from shopsvc.validation.attributes import clean_attribute
 from shopsvc.views import READ
+from shopsvc.web import rendering
+from shopsvc.web.resources import Attribute, Attributes
 from shopsvc.writers import attributes as attribute_writes
 
 ENVELOPE = "product_attribute"

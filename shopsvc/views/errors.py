@@ -12,7 +12,7 @@ from pyramid.view import exception_view_config, notfound_view_config
 from sqlalchemy.exc import DBAPIError
 
 from shopsvc.errors import ApiError, busy, is_busy, no_route
-from shopsvc.rendering import error_response
+from shopsvc.web.rendering import error_response
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,8 @@ from pyramid.request import Request
 from pyramid.response import Response
 from sqlalchemy import Engine, column, inspect, select, table
 
-from shopsvc.db import head_revision
-from shopsvc.rendering import render_json
+from shopsvc.db.schema import head_revision
+from shopsvc.web.rendering import render_json
 
 log = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 
 from shopsvc.errors import no_route
-from shopsvc.media import PLACEHOLDER_FILE, content_type, find_file
+from shopsvc.media.images import PLACEHOLDER_FILE, content_type, find_file
 
 ROUTE = "shop_media"
 STORED_MAX_AGE = 365 * 24 * 3600  # stored files have unique names and never change

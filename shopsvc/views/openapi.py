@@ -18,9 +18,9 @@ from pyramid.view import view_config
 from shopsvc import openapi
 from shopsvc.errors import no_route
 from shopsvc.openapi.page import DOCS_FILES, FILE_MAX_AGE, PAGE, swagger_ui_dir
-from shopsvc.resources import Docs, DocsFile, OpenApiDocument
+from shopsvc.openapi.table import view_docs
 from shopsvc.views import READ
-from shopsvc.views.openapi_table import view_docs
+from shopsvc.web.resources import Docs, DocsFile, OpenApiDocument
 
 
 def _api_root(request: Request) -> str:

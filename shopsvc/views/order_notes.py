@@ -20,12 +20,12 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc import rendering
-from shopsvc.families import ORDER_NOTES, ORDERS
+from shopsvc.loaders.orders import ORDER_NOTES, ORDERS
 from shopsvc.records.order_notes import note_record, note_record_by_id, note_records
-from shopsvc.resources import OrderNote, OrderNotes
 from shopsvc.validation.types import require_object
 from shopsvc.views import READ
+from shopsvc.web import rendering
+from shopsvc.web.resources import OrderNote, OrderNotes
 from shopsvc.writers import order_notes as writes
 
 SINGULAR = "order_note"

@@ -22,16 +22,16 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc import rendering
-from shopsvc.families import ORDER_REFUNDS, ORDERS, order_id_is_invalid
+from shopsvc.loaders.orders import ORDER_REFUNDS, ORDERS, order_id_is_invalid
 from shopsvc.records.order_refunds import (
     order_refund_records,
     refund_record,
     refund_record_by_id,
 )
-from shopsvc.resources import OrderRefund, OrderRefunds
 from shopsvc.validation.types import require_object
 from shopsvc.views import READ
+from shopsvc.web import rendering
+from shopsvc.web.resources import OrderRefund, OrderRefunds
 from shopsvc.writers import order_refunds as writes
 
 SINGULAR = "order_refund"

@@ -19,14 +19,14 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc import rendering
-from shopsvc.bulk import run_bulk
-from shopsvc.families import ORDERS, order_id_is_invalid
+from shopsvc.loaders.orders import ORDERS, order_id_is_invalid
 from shopsvc.records.orders import options_from_filters, order_record, order_records
-from shopsvc.resources import Order, Orders, OrdersBulk
 from shopsvc.sql import orders as orders_sql
 from shopsvc.validation import orders as validation
 from shopsvc.validation.types import int_field
+from shopsvc.web import rendering
+from shopsvc.web.bulk import run_bulk
+from shopsvc.web.resources import Order, Orders, OrdersBulk
 from shopsvc.writers import orders as writer
 from shopsvc.writers.order_batch import OrderBatch
 

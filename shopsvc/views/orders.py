@@ -1,7 +1,7 @@
 """The read side of orders: ``GET /orders``, ``GET /orders/count``, ``GET /orders/statuses``,
 ``GET`` and ``DELETE /orders/<id>`` (the writes are in ``views/order_writes.py``).
 
-Single-record routes run the shared record validation first (``shopsvc.families.ORDERS``: id 0
+Single-record routes run the shared record validation first (``shopsvc.loaders.orders.ORDERS``: id 0
 → 404 ``shop_api_invalid_order_id``, missing → 404 ``shop_api_no_order_found``, then 401).
 Lists (reference orders.md §2.1, decisions.md §6, §7): ``status`` (top level, else
 ``filter[status]``) is a comma list -- ``any`` or nothing means every status but trash, ``trash``
@@ -19,17 +19,17 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc import rendering
 from shopsvc.domain import orders as rules
 from shopsvc.errors import ApiError
-from shopsvc.families import ORDERS
-from shopsvc.listing import ListParams, parse_list_params, query_int
+from shopsvc.loaders.orders import ORDERS
 from shopsvc.records.orders import options_from_filters, order_record, order_records
-from shopsvc.resources import Order, Orders, OrdersCount, OrderStatuses
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql.orders import OrderFilters
 from shopsvc.validation.types import parse_loose_bool
 from shopsvc.views import READ
+from shopsvc.web import rendering
+from shopsvc.web.listing import ListParams, parse_list_params, query_int
+from shopsvc.web.resources import Order, Orders, OrdersCount, OrderStatuses
 from shopsvc.writers import orders as writers
 
 READ_CAPABILITY = "read_private_shop_orders"

@@ -21,16 +21,16 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc import rendering
-from shopsvc.bulk import run_bulk
 from shopsvc.errors import ApiError
-from shopsvc.families import PRODUCTS
-from shopsvc.media import prefetch_images
+from shopsvc.loaders.products import PRODUCTS
+from shopsvc.media.images import prefetch_images
 from shopsvc.records.products import product_record, product_records
-from shopsvc.resources import Product, Products, ProductsBulk
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation import products as validation
 from shopsvc.validation.types import parse_int, require_object
+from shopsvc.web import rendering
+from shopsvc.web.bulk import run_bulk
+from shopsvc.web.resources import Product, Products, ProductsBulk
 from shopsvc.writers import products as writer
 from shopsvc.writers.images import IMAGE_ERROR
 from shopsvc.writers.product_batch import ProductBatch

@@ -2,7 +2,7 @@
 /products/<id>``, ``GET /products/<id>/reviews`` and ``GET /products/<id>/orders``.
 
 Single-record routes run the shared record validation first (id 0, existence, capability:
-``shopsvc.families.PRODUCTS``). Lists show published products only unless
+``shopsvc.loaders.products.PRODUCTS``). Lists show published products only unless
 ``filter[post_status]`` says otherwise; records the caller may not read are left out of the body
 but still counted in the headers (reference §4). The records themselves come from
 ``shopsvc.records.products`` (a fixed number of statements per page); a delete is
@@ -19,21 +19,20 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc import rendering
 from shopsvc.domain import catalog
-from shopsvc.families import PRODUCTS
-from shopsvc.listing import COMMON_ORDERBY, parse_list_params
+from shopsvc.loaders.products import PRODUCTS
 from shopsvc.records.products import product_record, product_records
-from shopsvc.resources import Product, ProductOrders, ProductReviews, Products, ProductsCount
 from shopsvc.sql import products as products_sql
 from shopsvc.sql import reviews as reviews_sql
 from shopsvc.sql.products import ProductFilters
 from shopsvc.validation.types import parse_loose_bool
 from shopsvc.views import READ
 from shopsvc.views import orders as order_views
+from shopsvc.web import rendering
+from shopsvc.web.listing import PRODUCT_ORDERBY, parse_list_params
+from shopsvc.web.resources import Product, ProductOrders, ProductReviews, Products, ProductsCount
 from shopsvc.writers import products as writer
 
-ORDERBY = {**COMMON_ORDERBY, "title": "title", "name": "title", "menu_order": "menu_order"}
 READ_CAPABILITY = "read_private_products"
 
 
@@ -90,7 +89,7 @@ def _with_meta(request: Request, records: list[dict[str, Any]]) -> list[dict[str
 
 @view_config(context=Products, **READ)
 def list_products(context: Products, request: Request) -> Response:
-    params = parse_list_params(request.query, request.filters, request.shop, ORDERBY)
+    params = parse_list_params(request.query, request.filters, request.shop, PRODUCT_ORDERBY)
     filters = product_filters(request.query, request.filters)
     ids, total = products_sql.page_product_ids(request.db, params, filters)
     readable = request.has_permission(READ_CAPABILITY)
@@ -105,7 +104,7 @@ def list_products(context: Products, request: Request) -> Response:
 @view_config(context=ProductsCount, **READ)
 def count_products(context: ProductsCount, request: Request) -> Response:
     PRODUCTS.require(request, "count")
-    params = parse_list_params(request.query, request.filters, request.shop, ORDERBY)
+    params = parse_list_params(request.query, request.filters, request.shop, PRODUCT_ORDERBY)
     filters = product_filters(request.query, request.filters)
     return rendering.count(request, products_sql.count_products(request.db, params, filters))
 

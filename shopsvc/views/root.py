@@ -10,7 +10,7 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc.domain.pricing import currency_symbol
-from shopsvc.resources import ApiRoot, Resource
+from shopsvc.web.resources import ApiRoot, Resource
 
 API_VERSION = "3.1.0"
 SHOP_VERSION = "0.1.0"

@@ -18,13 +18,17 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc import rendering
-from shopsvc.bulk import Sequential, error_item, run_bulk
 from shopsvc.errors import ApiError
-from shopsvc.families import STANDARD_TAX_CLASS, TAX_CLASSES, TAX_RATES
-from shopsvc.listing import ListParams, parse_list_params
+from shopsvc.loaders.taxes import STANDARD_TAX_CLASS, TAX_CLASSES, TAX_RATES
 from shopsvc.records.taxes import tax_class_record, tax_record, tax_record_by_id
-from shopsvc.resources import (
+from shopsvc.sql import taxes as taxes_sql
+from shopsvc.validation import taxes as validation
+from shopsvc.validation.types import MAX_INT, MIN_INT, check_int, range_problem, require_object
+from shopsvc.views import READ
+from shopsvc.web import rendering
+from shopsvc.web.bulk import Sequential, error_item, run_bulk
+from shopsvc.web.listing import ListParams, parse_list_params
+from shopsvc.web.resources import (
     TaxClass,
     TaxClasses,
     TaxClassesCount,
@@ -33,10 +37,6 @@ from shopsvc.resources import (
     TaxesCount,
     TaxRate,
 )
-from shopsvc.sql import taxes as taxes_sql
-from shopsvc.validation import taxes as validation
-from shopsvc.validation.types import MAX_INT, MIN_INT, check_int, range_problem, require_object
-from shopsvc.views import READ
 from shopsvc.writers import taxes as tax_writes
 
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
@@ -123,7 +123,7 @@ def delete_tax(context: TaxRate, request: Request) -> Response:
 
 
 class RateBatch:
-    """``/taxes/bulk`` set-based (a :class:`shopsvc.bulk.Batch`), with the checks of ``handle``
+    """``/taxes/bulk`` set-based (a :class:`shopsvc.web.bulk.Batch`), with the checks of ``handle``
     in :func:`bulk_taxes`, in the same order.
 
     ``prepare`` loads every rate the elements target (with their locations) and every class

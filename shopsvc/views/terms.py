@@ -3,7 +3,7 @@
 ``/<id>``).
 
 What differs between the families (envelopes, codes, fields, where the rows live) is their
-:class:`~shopsvc.families.TermFamily`; loading and capabilities are its ``loader``; the writes
+:class:`~shopsvc.loaders.terms.TermFamily`; loading and capabilities are its ``loader``; the writes
 are ``shopsvc.writers.terms``; the records ``shopsvc.records.terms``. Every operation needs
 ``manage_product_terms``. Checks run in the reference's order (decisions.md §5 where it
 differs):
@@ -28,18 +28,14 @@ from pyramid.config import Configurator
 from pyramid.request import Request
 from pyramid.response import Response
 
-from shopsvc import rendering
 from shopsvc.domain.catalog import sort_terms
-from shopsvc.families import (
-    ATTRIBUTE_TERMS,
-    CATEGORIES,
-    SHIPPING_CLASSES,
-    TAGS,
-    TermFamily,
-)
-from shopsvc.media import prefetch_images
+from shopsvc.loaders.terms import ATTRIBUTE_TERMS, CATEGORIES, SHIPPING_CLASSES, TAGS, TermFamily
+from shopsvc.media.images import prefetch_images
 from shopsvc.records.terms import term_record, term_record_by_id
-from shopsvc.resources import (
+from shopsvc.sql import terms as terms_sql
+from shopsvc.validation.terms import NUMERIC, clean_term
+from shopsvc.web import rendering
+from shopsvc.web.resources import (
     Attribute,
     AttributeTerm,
     AttributeTerms,
@@ -52,8 +48,6 @@ from shopsvc.resources import (
     Tag,
     Tags,
 )
-from shopsvc.sql import terms as terms_sql
-from shopsvc.validation.terms import NUMERIC, clean_term
 from shopsvc.writers import terms as term_writes
 
 #: Each family with its list (container) and item resources.

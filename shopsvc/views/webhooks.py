@@ -12,24 +12,28 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc import rendering
 from shopsvc.delivery.ping import ping
-from shopsvc.domain.webhooks import STATUSES, default_name, new_secret
+from shopsvc.domain.webhooks import LIST_STATUSES, default_name, new_secret
 from shopsvc.errors import ApiError, invalid_param
-from shopsvc.families import WEBHOOKS
-from shopsvc.listing import COMMON_ORDERBY, parse_list_params
+from shopsvc.loaders.webhooks import WEBHOOKS
 from shopsvc.records.webhooks import webhook_record, webhook_record_by_id
-from shopsvc.resources import Webhook, WebhookDeliveries, WebhookDelivery, Webhooks, WebhooksCount
 from shopsvc.sql import deliveries as deliveries_sql
 from shopsvc.sql import webhooks as webhooks_sql
 from shopsvc.sql.tables import utc_now
 from shopsvc.validation import webhooks as validation
 from shopsvc.validation.types import require_object
 from shopsvc.views import READ
+from shopsvc.web import rendering
+from shopsvc.web.listing import WEBHOOK_ORDERBY, parse_list_params
+from shopsvc.web.resources import (
+    Webhook,
+    WebhookDeliveries,
+    WebhookDelivery,
+    Webhooks,
+    WebhooksCount,
+)
 
 API_VERSION = "legacy_v3"
-LIST_STATUSES = (*STATUSES, "all")
-ORDERBY = {**COMMON_ORDERBY, "title": "name", "name": "name"}
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 
 
@@ -43,7 +47,7 @@ def _list_status(request: Request) -> str | None:
 @view_config(context=Webhooks, **READ)
 def list_webhooks(context: Webhooks, request: Request) -> Response:
     WEBHOOKS.require(request, "list")
-    params = parse_list_params(request.query, request.filters, request.shop, ORDERBY)
+    params = parse_list_params(request.query, request.filters, request.shop, WEBHOOK_ORDERBY)
     status = _list_status(request)
     rows, total = webhooks_sql.page(request.db, params, status)
     ctx = request.record_context
@@ -54,7 +58,7 @@ def list_webhooks(context: Webhooks, request: Request) -> Response:
 @view_config(context=WebhooksCount, **READ)
 def count_webhooks(context: WebhooksCount, request: Request) -> Response:
     WEBHOOKS.require(request, "count")
-    params = parse_list_params(request.query, request.filters, request.shop, ORDERBY)
+    params = parse_list_params(request.query, request.filters, request.shop, WEBHOOK_ORDERBY)
     return rendering.count(request, webhooks_sql.count(request.db, params, _list_status(request)))
 
 

@@ -1,5 +1,5 @@
-"""``/orders/bulk`` set-based (the ``Batch`` of ``shopsvc.bulk``): every element planned with the
-checks and the arithmetic of the one-by-one writers (``writers.orders``, ``order_items``,
+"""``/orders/bulk`` set-based (the ``Batch`` of ``shopsvc.web.bulk``): every element planned
+with the checks and the arithmetic of the one-by-one writers (``writers.orders``, ``order_items``,
 ``order_totals``, ``order_status``, ``stock``), then all of them written with one statement per
 table, and their records loaded together.
 
@@ -47,7 +47,8 @@ from shopsvc.domain import stock
 from shopsvc.domain.events import status_change_hooks, stock_hook
 from shopsvc.domain.tax import TaxRate
 from shopsvc.errors import ApiError, Sequential
-from shopsvc.families import ORDERS, Caller, order_id_is_invalid
+from shopsvc.loaders.base import Caller
+from shopsvc.loaders.orders import ORDERS, order_id_is_invalid
 from shopsvc.sql import order_batch as sql
 from shopsvc.sql import order_writes as order_writes_sql
 from shopsvc.sql.orders import PAID_STATUSES as PAID
@@ -111,7 +112,7 @@ class _Plan:
 
 
 class OrderBatch:
-    """The orders' :class:`shopsvc.bulk.Batch` (see the module docstring)."""
+    """The orders' :class:`shopsvc.web.bulk.Batch` (see the module docstring)."""
 
     def __init__(
         self,

@@ -45,7 +45,7 @@ from typing import Any
 from shopsvc.domain.events import status_change_hooks
 from shopsvc.domain.orders import status_note
 from shopsvc.errors import ApiError, invalid_param
-from shopsvc.families import ORDERS
+from shopsvc.loaders.orders import ORDERS
 from shopsvc.sql import order_notes as notes_sql
 from shopsvc.sql import order_refunds as refunds_sql
 from shopsvc.sql import orders as orders_sql

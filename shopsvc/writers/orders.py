@@ -18,7 +18,7 @@ from typing import Any
 
 from shopsvc.domain import orders as rules
 from shopsvc.errors import ApiError
-from shopsvc.families import order_id_is_invalid
+from shopsvc.loaders.orders import order_id_is_invalid
 from shopsvc.sql import customers as customers_sql
 from shopsvc.sql import order_writes as sql
 from shopsvc.sql import orders as orders_sql

@@ -1,4 +1,4 @@
-"""``/products/bulk`` set-based (the :class:`shopsvc.bulk.Batch` of products): every element is
+"""``/products/bulk`` set-based (the :class:`shopsvc.web.bulk.Batch` of products): every element is
 planned with the checks of a single create or edit, in the same order and with the same codes
 and messages, against what :meth:`ProductBatch.prepare` loaded in a fixed number of statements
 (and what the earlier elements of the bulk planned); then all the planned products are written
@@ -25,8 +25,8 @@ updates), creates and edits alike:
   ``shop_new_product`` or ``product.updated`` with ``shop_update_product``), per element, in
   input order.
 
-Anything else raises :class:`~shopsvc.bulk.Sequential` (the whole bulk then runs one element at a
-time, as before): an edit of a variation, anything of a variable product (its stock status and
+Anything else raises :class:`~shopsvc.web.bulk.Sequential` (the whole bulk then runs one element
+at a time, as before): an edit of a variation, anything of a variable product (its stock status and
 variations' titles follow from its variations), an edit of a grouped product or of a product that
 has a parent (their records show each other), ``attributes``, ``downloads``, a non-zero
 ``parent_id``, an image to download or with an ``alt`` or ``title``, a trashed product restored, a
@@ -55,7 +55,8 @@ from typing import Any
 from shopsvc.domain import catalog
 from shopsvc.domain.events import product_hook, stock_hook
 from shopsvc.errors import ApiError, Sequential, invalid_param
-from shopsvc.families import PRODUCTS, Caller
+from shopsvc.loaders.base import Caller
+from shopsvc.loaders.products import PRODUCTS
 from shopsvc.sql import product_batch as sql
 from shopsvc.sql.products import CATALOG_VISIBLE
 from shopsvc.validation import products as validation

@@ -13,7 +13,7 @@ from typing import Any
 
 from shopsvc.domain.tax import tax_class_slug
 from shopsvc.errors import ApiError, invalid_param
-from shopsvc.families import STANDARD_TAX_CLASS
+from shopsvc.loaders.taxes import STANDARD_TAX_CLASS
 from shopsvc.sql import taxes as taxes_sql
 from shopsvc.validation.taxes import MAX_TEXT
 from shopsvc.writers.context import WriteContext

@@ -15,7 +15,7 @@ from typing import Any
 
 from shopsvc.domain.catalog import slugify_name, unique_slug
 from shopsvc.errors import ApiError
-from shopsvc.families import TermFamily
+from shopsvc.loaders.terms import TermFamily
 from shopsvc.sql import media as media_sql
 from shopsvc.sql import terms as terms_sql
 from shopsvc.sql.terms import Scope

@@ -8,10 +8,10 @@ from decimal import Decimal
 
 import pytest
 
-from shopsvc import rendering
 from shopsvc.domain import money, pricing, tax, timestamps
 from shopsvc.domain.money import format_decimal, round_money
 from shopsvc.domain.timestamps import format_timestamp
+from shopsvc.web import rendering
 
 
 @pytest.mark.parametrize(

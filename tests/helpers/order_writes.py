@@ -17,7 +17,7 @@ from shopsvc.sql.tables import (
     products,
     tax_rates,
 )
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import ROOT, error
 from tests.helpers.sql import count_rows, insert, one_row
 

@@ -2,7 +2,7 @@
 
 Each case runs the same bulk twice from the same fresh database (emptied, ids restarted, the
 same catalogue, customers, orders and webhooks seeded, the clock and the order keys fixed):
-once as the service runs it, once with the set-based path switched off (``shopsvc.bulk`` never
+once as the service runs it, once with the set-based path switched off (``shopsvc.web.bulk`` never
 tries it), and compares everything a client or the database shows: the response, every row of
 the order tables, the products' stock and sales, the customer profiles, the webhook outbox, and
 a single create made after the bulk (it shows the ids the bulk used up). Explicit cases cover
@@ -26,7 +26,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from webtest import TestApp
 
-from shopsvc import bulk
 from shopsvc.sql.tables import (
     customer_profiles,
     order_item_meta,
@@ -40,9 +39,10 @@ from shopsvc.sql.tables import (
     users,
     webhook_deliveries,
 )
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
+from shopsvc.testing.databases import user_with_key
+from shopsvc.web import bulk
 from tests.conftest import _reset
-from tests.databases import user_with_key
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.order_writes import BULK, URL
 from tests.helpers.sql import insert, insert_many, queries, select_all, statements
@@ -102,7 +102,7 @@ def fixed(monkeypatch: pytest.MonkeyPatch) -> Callable[[], None]:
         nonlocal counter
         counter = itertools.count(1)
 
-    monkeypatch.setattr("shopsvc.protocol.utc_now", lambda: NOW)
+    monkeypatch.setattr("shopsvc.web.contexts.utc_now", lambda: NOW)
     monkeypatch.setattr("shopsvc.domain.orders.new_order_key", key)
     return restart
 

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.tables import products
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import authorised
 from tests.helpers.order_writes import (
     URL,

@@ -61,7 +61,7 @@ def role_api(
     app: TestApp, make_key: Callable[..., Credentials], monkeypatch: pytest.MonkeyPatch
 ) -> Callable[..., TestApp]:
     """The app called by a user whose role holds exactly ``capabilities``."""
-    from shopsvc import security
+    from shopsvc.auth import policy as security
 
     counter = iter(range(1000))
 

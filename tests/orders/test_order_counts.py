@@ -32,14 +32,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from webtest import TestApp
 
-from shopsvc.db import MIGRATIONS, make_engine
+from shopsvc.db.engine import make_engine
+from shopsvc.db.schema import MIGRATIONS
 from shopsvc.sql import order_counts as counts_sql
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import order_counts, orders
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
+from shopsvc.testing.databases import scratch_postgres
 from tests.conftest import POSTGRES_ENV
-from tests.databases import scratch_postgres
 from tests.helpers.api import ROOT, errors
 from tests.helpers.order_writes import BULK, URL
 from tests.helpers.orders import OrderFactory, kept_and_counted
@@ -55,7 +56,7 @@ ASKED_STATUSES = (None, "any", "completed", "pending", "trash", "completed,pendi
 
 @dataclass
 class Clock:
-    """The time the next request writes (``shopsvc.protocol.utc_now``)."""
+    """The time the next request writes (``shopsvc.web.contexts.utc_now``)."""
 
     now: dt.datetime = dt.datetime(2024, 3, 4, 9)
 
@@ -63,7 +64,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fixed = Clock()
-    monkeypatch.setattr("shopsvc.protocol.utc_now", lambda: fixed.now)
+    monkeypatch.setattr("shopsvc.web.contexts.utc_now", lambda: fixed.now)
     return fixed
 
 

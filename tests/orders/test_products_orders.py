@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql import orders as orders_sql
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import authorised, error, paging_headers
 from tests.helpers.orders import OrderFactory
 from tests.helpers.products import INVALID_ID, URL

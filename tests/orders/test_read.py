@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.tables import orders, tax_rates
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import Credentials, authorised, error
 from tests.helpers.orders import BASE_TIME, INVALID_ID, URL, OrderFactory, not_found
 from tests.helpers.sql import insert, update

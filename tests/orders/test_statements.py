@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.tables import tax_rates
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.orders import URL, OrderFactory
 from tests.helpers.sql import queries, statements

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from webtest import TestApp
 
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.products import URL, listed
 
 

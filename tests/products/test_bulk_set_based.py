@@ -39,11 +39,11 @@ from shopsvc.sql.tables import (
     variation_attributes,
     webhook_deliveries,
 )
+from shopsvc.testing.catalog import CatalogFactory
+from shopsvc.testing.databases import user_with_key
 from shopsvc.views import product_writes
 from shopsvc.writers import product_batch
-from tests.catalog_factory import CatalogFactory
 from tests.conftest import _reset
-from tests.databases import user_with_key
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.products import URL
 from tests.helpers.sql import insert, queries, statements
@@ -193,7 +193,7 @@ def run(
     send ``{"products": items(world)}`` to the bulk route (with or without the set-based writer;
     through an app with the ``shop`` settings when given)
     and return what came of it."""
-    monkeypatch.setattr("shopsvc.protocol.utc_now", lambda: FROZEN)
+    monkeypatch.setattr("shopsvc.web.contexts.utc_now", lambda: FROZEN)
     monkeypatch.setattr("shopsvc.sql.media.utc_now", lambda: FROZEN)
     real_batch = product_writes._batch
     written: list[int] = []

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.tables import product_gallery, product_terms, products, reviews
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import authorised, error, errors
 from tests.helpers.products import INVALID_ID, URL, not_found
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from webtest import TestApp
 
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import Credentials, authorised, error, errors
 from tests.helpers.products import INVALID_ID, URL, listed, not_found
 

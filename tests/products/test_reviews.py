@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 from webtest import TestApp
 
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import error, errors
 from tests.helpers.products import INVALID_ID, URL, not_found
 

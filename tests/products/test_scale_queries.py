@@ -9,11 +9,11 @@ from collections import defaultdict
 import pytest
 import sqlalchemy as sa
 
-from shopsvc.dba import Explain
+from shopsvc.cli.dba import Explain
 from shopsvc.sql import products as products_sql
 from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import product_terms, products
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 
 
 def _qualifies(row: sa.Row, hide_out_of_stock: bool) -> bool:

@@ -15,7 +15,7 @@ from webtest import TestApp
 from shopsvc.records import products as product_records_module
 from shopsvc.sql import products as products_sql
 from shopsvc.sql.products import ProductData
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.products import URL
 from tests.helpers.sql import queries, statements

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from webtest import TestApp
 
-from shopsvc.cli import main as cli_main
+from shopsvc.cli.main import main as cli_main
 from shopsvc.settings import load_settings
 from tests.helpers.api import HTTPS, LEGACY_ROOT, ROOT, Credentials, authorised, errors
 from tests.helpers.oauth import signed

@@ -21,8 +21,8 @@ import woocommerce.api
 from oauthlib import oauth1
 from webtest import TestApp
 
-from shopsvc import security
-from shopsvc.security import hash_consumer_key
+from shopsvc.auth import policy as security
+from shopsvc.auth.policy import hash_consumer_key
 from shopsvc.sql.tables import api_keys
 from tests.helpers.api import HTTPS, LEGACY_ROOT, ROOT, Credentials, authorised, errors
 from tests.helpers.oauth import signed

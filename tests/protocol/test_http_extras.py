@@ -26,13 +26,13 @@ from pyramid.interfaces import ITweens
 from webob import Request, Response
 from webtest import TestApp
 
-from shopsvc import http_cache
-from shopsvc.db import make_engine
-from shopsvc.http_cache import HASHED_IN_GIL, acceptable_codings, if_none_match
+from shopsvc.db.engine import make_engine
 from shopsvc.logs import REQUEST_ID, JsonFormatter, TextFormatter
-from shopsvc.protocol import new_request_id
-from shopsvc.rendering import http_date
 from shopsvc.settings import SettingsError, load_settings
+from shopsvc.web import http_cache
+from shopsvc.web.access import new_request_id
+from shopsvc.web.http_cache import HASHED_IN_GIL, acceptable_codings, if_none_match
+from shopsvc.web.rendering import http_date
 from tests.helpers.api import ROOT, Credentials, authorised, paging_headers
 from tests.helpers.webhooks import numbered_webhooks, set_times, webhook_ids
 
@@ -652,12 +652,12 @@ def test_neighbours_of_the_documentation_need_authentication(app: TestApp, path:
 def test_tween_order(app: TestApp) -> None:
     order = [name for name, _ in app.app.registry.queryUtility(ITweens).implicit()]
     assert order == [
-        "shopsvc.protocol.access_tween_factory",
-        "shopsvc.cors.cors_tween_factory",
-        "shopsvc.http_cache.http_cache_tween_factory",
-        "shopsvc.protocol.transaction_tween_factory",
+        "shopsvc.web.access.access_tween_factory",
+        "shopsvc.web.cors.cors_tween_factory",
+        "shopsvc.web.http_cache.http_cache_tween_factory",
+        "shopsvc.web.transaction.transaction_tween_factory",
         "pyramid.tweens.excview_tween_factory",
-        "shopsvc.protocol.protocol_tween_factory",
+        "shopsvc.web.gate.gate_tween_factory",
     ]
 
 

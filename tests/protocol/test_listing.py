@@ -14,7 +14,7 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.rendering import filter_fields, parse_fields
+from shopsvc.web.rendering import filter_fields, parse_fields
 from tests.helpers.api import (
     BASE,
     ROOT,

@@ -1,4 +1,4 @@
-"""Unit tests for shopsvc.oauth: the legacy OAuth 1.0a one-legged signature rules."""
+"""Unit tests for shopsvc.auth.oauth: the legacy OAuth 1.0a one-legged signature rules."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from webob import Request
 from woocommerce import API
 from woocommerce.oauth import OAuth
 
-from shopsvc import oauth
-from shopsvc.oauth import (
+from shopsvc.auth import oauth
+from shopsvc.auth.oauth import (
     MSG_BAD_METHOD,
     MSG_BAD_SIGNATURE,
     MSG_BAD_TIMESTAMP,

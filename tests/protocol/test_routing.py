@@ -20,9 +20,9 @@ from pyramid.scripting import prepare
 from webtest import TestApp
 
 from shopsvc.errors import ApiError
-from shopsvc.protocol import transaction_tween_factory
-from shopsvc.request import ShopRequest as Request
 from shopsvc.sql.tables import webhooks
+from shopsvc.web.request import ShopRequest as Request
+from shopsvc.web.transaction import transaction_tween_factory
 from tests.helpers.api import (
     BASE,
     ROOT,

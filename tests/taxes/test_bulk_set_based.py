@@ -2,7 +2,7 @@
 
 Differential: each bulk runs twice from the same fresh state (tables emptied, ids restarted,
 the same webhooks, classes and rates created through the API): once as the service runs it,
-once with the batch taken away (the one-by-one path of ``shopsvc.bulk.run_bulk``). The HTTP
+once with the batch taken away (the one-by-one path of ``shopsvc.web.bulk.run_bulk``). The HTTP
 status, the response JSON (ids included), every row of the tax tables and the webhook outbox
 must be the same. Tax writes fire no webhook event (a webhook listens to every resource topic):
 the outbox must stay empty both ways. Each explicit case also says which way the service went
@@ -25,13 +25,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from webtest import TestApp
 
-import shopsvc.bulk
 from shopsvc.domain.topics import EVENTS, RESOURCES
 from shopsvc.sql import taxes as taxes_sql
 from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates, webhook_deliveries
+from shopsvc.testing.databases import user_with_key
 from shopsvc.views import taxes as tax_views
+from shopsvc.web import bulk
 from tests.conftest import _reset
-from tests.databases import user_with_key
 from tests.helpers.api import ROOT, Credentials, authorised
 from tests.helpers.sql import queries, select_all, statements
 from tests.helpers.taxes import BULK, CLASSES, URL
@@ -95,7 +95,7 @@ def differential(
         for fields in WORLD_RATES:
             admin.post_json(URL, {"tax": fields}, status=201)
         attempts: list[bool] = []
-        real = shopsvc.bulk._set_based
+        real = bulk._set_based
 
         def spy(*args: Any, **kwargs: Any) -> Any:
             done = real(*args, **kwargs)
@@ -103,7 +103,7 @@ def differential(
             return done
 
         with monkeypatch.context() as patch:
-            patch.setattr(shopsvc.bulk, "_set_based", spy)
+            patch.setattr(bulk, "_set_based", spy)
             if not set_based:
                 patch.setattr(tax_views, "RateBatch", lambda request: None)
             if during is not None:

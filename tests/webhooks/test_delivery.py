@@ -25,9 +25,9 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.db import make_engine
+from shopsvc.db.engine import make_engine
 from shopsvc.delivery.worker import Deliverer, PassResult
-from shopsvc.outbound import USER_AGENT
+from shopsvc.outbound.client import USER_AGENT
 from shopsvc.sql import deliveries as deliveries_sql
 from shopsvc.sql.tables import webhook_attempts, webhook_deliveries, webhooks
 from tests.helpers.api import ROOT, Credentials, authorised

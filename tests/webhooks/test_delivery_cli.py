@@ -19,7 +19,7 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.cli import main
+from shopsvc.cli.main import main
 from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.sql.tables import webhook_attempts, webhooks
 from tests.helpers.api import ROOT, Credentials

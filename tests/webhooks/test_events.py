@@ -19,9 +19,9 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.cli import main as cli_main
+from shopsvc.cli.main import main as cli_main
 from shopsvc.sql.tables import webhook_deliveries
-from tests.catalog_factory import CatalogFactory
+from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import error
 from tests.helpers.deliveries import (
     Queued,

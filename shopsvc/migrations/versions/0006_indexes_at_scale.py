@@ -7,7 +7,7 @@ items only on PostgreSQL); on PostgreSQL, ``filter[q]`` by trigrams (``ix_produc
 index of the ``pg_trgm`` extension, which this creates when missing: a database owner may, the
 extension being trusted).
 
-The indexes are built in the migration's transaction (``shopsvc.db.migrate`` runs every
+The indexes are built in the migration's transaction (``shopsvc.db.schema.migrate`` runs every
 migration in one): writes to ``orders``, ``order_items`` and ``products`` wait while it runs,
 26 s on the seeded million-order database (docs/sql.md). A shop that cannot wait
 builds them beforehand with ``CREATE INDEX CONCURRENTLY`` under the same names and definitions,

@@ -1,4 +1,4 @@
-"""Key changes notified (issue 10, goal 2; ``shopsvc.keycache``): on PostgreSQL, triggers on
+"""Key changes notified (issue 10, goal 2; ``shopsvc.auth.key_cache``): on PostgreSQL, triggers on
 ``api_keys`` and ``users`` send a ``NOTIFY shopsvc_keys`` in the transaction of every change
 that a cached key row would miss, whoever writes it:
 

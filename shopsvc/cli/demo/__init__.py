@@ -1,0 +1,1 @@
+"""``shopsvc CONFIG seed``: realistic demo data, generated in batches."""

@@ -1,0 +1,474 @@
+"""The ``shopsvc`` command: ``shopsvc CONFIG_URI COMMAND [options]`` (decisions.md §1).
+
+Every command that creates something prints the record as one line of JSON on stdout (``list-keys``
+one line per key); bad arguments (an unknown user or role, say), an unreadable ini, a bad setting
+or an unreachable database print one line on stderr and exit with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import configparser
+import datetime as dt
+import json
+import logging
+import os
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from alembic.util import CommandError
+from plaster.exceptions import PlasterError
+from pyramid.paster import get_appsettings, setup_logging
+from sqlalchemy import Connection, Engine, make_url
+from sqlalchemy.exc import (
+    ArgumentError,
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+)
+
+from shopsvc import first_key_hint
+from shopsvc.auth.policy import PERMISSIONS, ROLES, issue_key
+from shopsvc.cli.errors import SetupError, UsageError
+from shopsvc.db.engine import make_engine, write_transaction
+from shopsvc.db.schema import current_revision, head_revision, migrate
+from shopsvc.delivery.worker import Deliverer
+from shopsvc.domain.events import EventSet
+from shopsvc.domain.timestamps import format_timestamp
+from shopsvc.settings import Settings, SettingsError, env_name, load_settings
+from shopsvc.sql import auth as auth_sql
+from shopsvc.sql import deliveries as deliveries_sql
+from shopsvc.sql import products as products_sql
+from shopsvc.sql import reviews as reviews_sql
+from shopsvc.sql.tables import utc_now
+
+Record = dict[str, Any]
+
+
+def _timestamp(value: dt.datetime | None) -> str | None:
+    return format_timestamp(value) if value is not None else None
+
+
+def _one_line(message: object) -> str:
+    return " ".join(str(message).split())
+
+
+def cmd_migrate(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    revision = migrate(engine)
+    with engine.connect() as conn:
+        if not auth_sql.key_count(conn):
+            print(first_key_hint(args.config_uri), file=sys.stderr)
+    return {"revision": revision}
+
+
+def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    if not args.login.strip():
+        raise UsageError("--login must not be empty")
+    if "@" not in args.email:
+        raise UsageError(f"--email {args.email!r} is not an email address")
+    values = {
+        "login": args.login.strip(),
+        "email": args.email.strip(),
+        "role": args.role,
+        "first_name": args.first_name,
+        "last_name": args.last_name,
+    }
+    try:
+        with engine.begin() as conn:
+            if auth_sql.user_by_login(conn, values["login"]) is not None:
+                raise UsageError(f"a user with login {values['login']!r} already exists")
+            if auth_sql.user_by_email(conn, values["email"]) is not None:
+                raise UsageError(f"a user with email {values['email']!r} already exists")
+            user = auth_sql.create_user(conn, values, utc_now())
+            if user["role"] == "customer":
+                _customer_created(conn, settings, user["id"])
+    except IntegrityError:  # created meanwhile by another process
+        raise UsageError(
+            f"a user with login {values['login']!r} or email {values['email']!r} already exists"
+        ) from None
+    return {
+        "id": user["id"],
+        "login": user["login"],
+        "email": user["email"],
+        "role": user["role"],
+        "first_name": user["first_name"],
+        "last_name": user["last_name"],
+    }
+
+
+def _customer_created(conn: Connection, settings: Settings, user_id: int) -> None:
+    """``customer.created`` (and its hooks) for a new customer, in the transaction creating it."""
+    events = EventSet()
+    events.record("customer", user_id, "created", ["shop_created_customer", "shop_new_customer"])
+    source = settings.public_url or "http://localhost"
+    deliveries_sql.enqueue(conn, events.fired(), source, deliveries_sql.now_precise())
+
+
+def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    with engine.begin() as conn:
+        user = auth_sql.user_by_login(conn, args.user)
+        if user is None:
+            raise UsageError(f"no user with login {args.user!r}")
+        key = issue_key(user["id"], args.permissions, args.description)
+        key_id = auth_sql.create_key(conn, key.row, utc_now())
+    return {
+        "key_id": key_id,
+        "user_id": user["id"],
+        "consumer_key": key.consumer_key,
+        "consumer_secret": key.consumer_secret,
+        "permissions": args.permissions,
+    }
+
+
+def cmd_list_keys(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
+    """Every key (or one user's), oldest first; never the secret nor the key itself."""
+    with engine.connect() as conn:
+        user_id = None
+        if args.user is not None:
+            user = auth_sql.user_by_login(conn, args.user)
+            if user is None:
+                raise UsageError(f"no user with login {args.user!r}")
+            user_id = user["id"]
+        keys = auth_sql.list_keys(conn, user_id)
+    return [
+        {
+            "key_id": key["key_id"],
+            "user_id": key["user_id"],
+            "login": key["login"],
+            "description": key["description"],
+            "permissions": key["permissions"],
+            "truncated_key": key["truncated_key"],
+            "last_access": _timestamp(key["last_access"]),
+            "created_at": _timestamp(key["created_at"]),
+        }
+        for key in keys
+    ]
+
+
+def cmd_revoke_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    with engine.begin() as conn:
+        if not auth_sql.delete_key(conn, args.key_id):
+            raise UsageError(f"no key with id {args.key_id}")
+    return {"key_id": args.key_id, "revoked": True}
+
+
+def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    """Add a review to a product (approved unless ``--pending``); prints the review record."""
+    rating = args.rating.strip()
+    if not (rating.isascii() and rating.isdigit() and 1 <= int(rating) <= 5):
+        raise UsageError(f"--rating {args.rating!r} is not a whole number from 1 to 5")
+    if not args.reviewer_name.strip():
+        raise UsageError("--reviewer-name must not be empty")
+    if "@" not in args.reviewer_email:
+        raise UsageError(f"--reviewer-email {args.reviewer_email!r} is not an email address")
+    now = utc_now()
+    with engine.begin() as conn:
+        product = products_sql.product_kind(conn, args.product)
+        if product is None:
+            raise UsageError(f"no product with id {args.product}")
+        if product["type"] == "variation":
+            raise UsageError(f"{args.product} is a variation; review its product instead")
+        values = {
+            "product_id": args.product,
+            "rating": int(rating),
+            "reviewer_name": args.reviewer_name.strip(),
+            "reviewer_email": args.reviewer_email.strip(),
+            "review": args.review,
+            "verified": args.verified,
+            "approved": not args.pending,
+        }
+        review = reviews_sql.get(conn, reviews_sql.insert(conn, values, now))
+    assert review is not None
+    return {
+        "id": review["id"],
+        "product_id": review["product_id"],
+        "created_at": _timestamp(review["created_at"]),
+        "review": review["review"],
+        "rating": str(review["rating"]),
+        "reviewer_name": review["reviewer_name"],
+        "reviewer_email": review["reviewer_email"],
+        "verified": bool(review["verified"]),
+        "approved": bool(review["approved"]),
+    }
+
+
+def cmd_worker(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
+    """Deliver queued webhook events: one pass with ``--once`` (prints what it did), else until
+    SIGTERM or SIGINT (the sends under way finish first)."""
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("--concurrency must be at least 1")
+    deliverer = Deliverer(engine, settings, concurrency=args.concurrency)
+    if args.once:
+        return [deliverer.run_once().as_dict()]
+
+    def stop(signum: int, _frame: object) -> None:
+        logging.getLogger("shopsvc").info("%s: stopping", signal.Signals(signum).name)
+        deliverer.stop()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    deliverer.run()
+    return []
+
+
+def cmd_deliveries(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
+    """The attempt log, newest first."""
+    if args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    with engine.connect() as conn:
+        rows = deliveries_sql.attempts(
+            conn, webhook_id=args.webhook, failed=args.failed, limit=args.limit
+        )
+    return [
+        {
+            "delivery_id": row["delivery_id"],
+            "webhook_id": row["webhook_id"],
+            "topic": row["topic"],
+            "resource_id": row["resource_id"],
+            "attempt": row["attempt"],
+            "status": row["status"],
+            "error": row["error"],
+            "duration_ms": row["duration_ms"],
+            "at": _timestamp(row["at"]),
+        }
+        for row in rows
+    ]
+
+
+def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    """Queue a delivery again (same ``-Delivery-ID``, a new round of attempts)."""
+    with write_transaction(engine) as conn:
+        row = deliveries_sql.get_by_delivery_id(conn, args.delivery_id.strip().lower())
+        if row is None:
+            raise UsageError(f"no delivery with id {args.delivery_id!r}")
+        if row["webhook_status"] != "active":
+            raise UsageError(
+                f"webhook {row['webhook_id']} is {row['webhook_status']}: set its status to "
+                "active first (PUT /webhooks/<id>)"
+            )
+        if row["state"] != deliveries_sql.PENDING:
+            deliveries_sql.requeue(conn, row["id"], deliveries_sql.now_precise())
+    return {
+        "delivery_id": row["delivery_id"],
+        "webhook_id": row["webhook_id"],
+        "topic": row["topic"],
+        "resource_id": row["resource_id"],
+        "state": deliveries_sql.PENDING,
+    }
+
+
+def cmd_seed(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    """Fill the database with realistic demo data (``shopsvc.cli.demo``); prints the counts."""
+    from shopsvc.cli.demo import generate as seed  # tqdm and the generator only for this command
+
+    options = seed.SeedOptions(
+        products=args.products,
+        orders=args.orders,
+        customers=args.customers,
+        seed_value=args.seed_value,
+        progress=not args.no_progress,
+        jobs=args.jobs,
+    )
+    try:
+        return seed.run(engine, settings, options)
+    except seed.SeedError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _require_schema(engine: Engine, config_uri: str) -> None:
+    """A command other than ``migrate`` needs the latest schema: say so rather than fail on a
+    missing table."""
+    current, head = current_revision(engine), head_revision()
+    if current != head:
+        raise UsageError(
+            f"the database schema is at revision {current or 'none'}, not {head}; "
+            f"run `shopsvc {config_uri} migrate` first"
+        )
+
+
+Command = Callable[[Engine, Settings, argparse.Namespace], Record | list[Record]]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="shopsvc",
+        description="Administer a shopsvc installation.",
+        epilog="Example: shopsvc development.ini create-user --login admin "
+        "--email admin@example.com --role administrator",
+    )
+    parser.add_argument("config_uri", help="the ini file, e.g. development.ini")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    sub = commands.add_parser("migrate", help="bring the schema to the latest migration")
+    sub.set_defaults(run=cmd_migrate)
+
+    sub = commands.add_parser("create-user", help="create a user")
+    sub.add_argument("--login", required=True)
+    sub.add_argument("--email", required=True)
+    sub.add_argument("--role", required=True, choices=sorted(ROLES))
+    sub.add_argument("--first-name", default="")
+    sub.add_argument("--last-name", default="")
+    sub.set_defaults(run=cmd_create_user)
+
+    sub = commands.add_parser("create-key", help="create a consumer key for a user")
+    sub.add_argument("--user", required=True, help="the user's login")
+    sub.add_argument("--permissions", required=True, choices=PERMISSIONS)
+    sub.add_argument("--description", default="")
+    sub.set_defaults(run=cmd_create_key)
+
+    sub = commands.add_parser(
+        "list-keys", help="list the consumer keys, one JSON line each (never their secrets)"
+    )
+    sub.add_argument("--user", help="only this user's keys (the user's login)")
+    sub.set_defaults(run=cmd_list_keys)
+
+    sub = commands.add_parser("revoke-key", help="delete a consumer key")
+    sub.add_argument("--key-id", required=True, type=int, help="the key_id of list-keys")
+    sub.set_defaults(run=cmd_revoke_key)
+
+    sub = commands.add_parser("add-review", help="add a review to a product")
+    sub.add_argument("--product", required=True, type=int, help="the product's id")
+    sub.add_argument("--rating", required=True, help="1 to 5")
+    sub.add_argument("--reviewer-name", required=True)
+    sub.add_argument("--reviewer-email", required=True)
+    sub.add_argument("--review", required=True, help="the text of the review")
+    sub.add_argument("--pending", action="store_true", help="not approved (not listed)")
+    sub.add_argument("--verified", action="store_true", help="a verified owner's review")
+    sub.set_defaults(run=cmd_add_review)
+
+    sub = commands.add_parser(
+        "worker", help="deliver queued webhook events (until SIGTERM, or one pass)"
+    )
+    sub.add_argument("--once", action="store_true", help="one pass over what is due now, then exit")
+    sub.add_argument(
+        "--concurrency", type=int, help="senders in parallel (shopsvc.webhooks.concurrency)"
+    )
+    sub.set_defaults(run=cmd_worker)
+
+    sub = commands.add_parser(
+        "deliveries", help="the webhook delivery attempts, newest first, one JSON line each"
+    )
+    sub.add_argument("--webhook", type=int, help="only this webhook's")
+    sub.add_argument("--failed", action="store_true", help="only failed attempts")
+    sub.add_argument("--limit", type=int, default=100, help="at most this many (100)")
+    sub.set_defaults(run=cmd_deliveries)
+
+    sub = commands.add_parser("redeliver", help="queue a webhook delivery again")
+    sub.add_argument("delivery_id", help="the delivery_id of `deliveries`")
+    sub.set_defaults(run=cmd_redeliver)
+
+    sub = commands.add_parser("seed", help="fill the database with realistic demo data")
+    sub.add_argument("--products", type=int, default=20, help="products to add (20)")
+    sub.add_argument("--orders", type=int, default=30, help="orders to add (30)")
+    sub.add_argument("--customers", type=int, default=5, help="customers to add (5)")
+    sub.add_argument("--seed-value", type=int, default=1, help="the pseudo-random seed (1)")
+    sub.add_argument("--jobs", type=int, help="PostgreSQL: processes writing (the CPUs, <= 4)")
+    sub.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
+    sub.set_defaults(run=cmd_seed)
+
+    from shopsvc.cli import dba  # the DBA's `sql` and `explain`
+
+    dba.add_commands(commands)
+    return parser
+
+
+def _read_ini(config_uri: str) -> tuple[dict[str, str], str | None]:
+    """The ``[app:main]`` settings and the ini's folder, after setting up the ini's logging
+    (Alembic's INFO lines silenced: a command prints its result, not the migration steps)."""
+    try:
+        setup_logging(config_uri)
+        settings = get_appsettings(config_uri)
+    except KeyError as exc:  # logging.config.fileConfig: a missing section or key
+        raise SetupError(f"cannot read {config_uri}: missing {exc.args[0]!r}") from None
+    except (
+        OSError,
+        LookupError,
+        ValueError,
+        ImportError,
+        configparser.Error,
+        PlasterError,
+    ) as exc:
+        raise SetupError(f"cannot read {config_uri}: {_one_line(exc)}") from None
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    return dict(settings), getattr(settings, "global_conf", {}).get("here")
+
+
+def _load_settings(app_settings: dict[str, str], here: str | None) -> Settings:
+    try:
+        return load_settings(app_settings, here=here)
+    except SettingsError as exc:
+        message = _one_line(exc)
+        variable = env_name(message.partition(":")[0])
+        origin = f" (from the environment variable {variable})" if variable in os.environ else ""
+        raise SetupError(f"bad setting: {message}{origin}") from None
+
+
+def _shown_url(url: str) -> str:
+    """The database URL without its password, for a message."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(unparseable)"
+
+
+def _open_database(settings: Settings) -> Engine:
+    """An engine whose database answers (one connection is tried now)."""
+    url = settings.database_url
+    if not url:
+        raise SetupError("no database: set sqlalchemy.url in the ini or SHOPSVC_DATABASE_URL")
+    try:
+        engine = make_engine(
+            url, lock_timeout=settings.db_lock_timeout, slow_sql_ms=settings.slow_sql_ms
+        )
+    except (ArgumentError, ImportError) as exc:
+        raise SetupError(
+            f"cannot use the database URL {_shown_url(url)}: {_one_line(exc)}"
+        ) from None
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as exc:
+        engine.dispose()
+        raise SetupError(
+            f"cannot connect to the database {_shown_url(url)}: {_one_line(exc.orig)}"
+        ) from None
+    return engine
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = _load_settings(*_read_ini(args.config_uri))
+        engine = _open_database(settings)
+    except SetupError as exc:
+        print(f"shopsvc: {exc}", file=sys.stderr)
+        return 2
+    try:
+        if args.command != "migrate":
+            if settings.auto_migrate:
+                migrate(engine)
+            _require_schema(engine, args.config_uri)
+        run: Command = args.run
+        result = run(engine, settings, args)
+    except UsageError as exc:
+        print(f"shopsvc {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except CommandError as exc:  # a migration that cannot run
+        print(f"shopsvc {args.command}: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except (OperationalError, InterfaceError) as exc:  # the database went away, a lock wait
+        print(f"shopsvc {args.command}: database error: {_one_line(exc.orig)}", file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
+    for record in result if isinstance(result, list) else [result]:
+        print(json.dumps(record, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
