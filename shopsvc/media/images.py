@@ -5,7 +5,8 @@ A download goes through :mod:`shopsvc.outbound.client` with a 10 s budget (conne
 body together), reads at most ``max_image_bytes``, follows at most 3 redirects — each target checked
 against private addresses like the first — and keeps only bytes that *are* a JPEG, PNG, GIF or WebP
 image (the Content-Type header is never trusted). The stored file is deleted again if the request's
-transaction rolls back. """
+transaction rolls back.
+"""
 
 from __future__ import annotations
 

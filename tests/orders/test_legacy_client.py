@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.tables import orders
+from tests.helpers.legacy_client import LegacyClient
 from tests.helpers.sql import count_rows
-from tests.legacy_client import LegacyClient
 
 LIST_URL = "http://shop.test/wc-api/v3/orders?filter%5Blimit%5D=1"
 

@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.tables import media
+from tests.helpers.legacy_client import LegacyClient
 from tests.helpers.sql import count_rows
-from tests.legacy_client import LegacyClient
 
 
 @pytest.fixture

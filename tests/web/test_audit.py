@@ -27,9 +27,9 @@ from webtest import TestApp
 from shopsvc.cli.main import main as cli_main
 from shopsvc.settings import load_settings
 from tests.helpers.api import HTTPS, LEGACY_ROOT, ROOT, Credentials, authorised, errors
+from tests.helpers.legacy_client import LegacyClient
 from tests.helpers.oauth import signed
 from tests.helpers.webhooks import webhook_ids
-from tests.legacy_client import LegacyClient
 
 pytestmark = pytest.mark.usefixtures("no_ping")
 

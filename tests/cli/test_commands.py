@@ -27,7 +27,7 @@ from shopsvc.sql.tables import api_keys, users
 from shopsvc.testing.catalog import CatalogFactory
 
 ROOT = "/shop-api/v3"
-ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
+ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent.parent
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 

@@ -39,7 +39,7 @@ from shopsvc.validation import products, taxes
 from tests.helpers.api import LEGACY_ROOT, LEGACY_SETTINGS, ROOT, Credentials
 from tests.helpers.sql import insert
 
-PACKAGE = Path(__file__).parent.parent / "shopsvc"
+PACKAGE = Path(__file__).parent.parent.parent / "shopsvc"
 JSON = "application/json"
 WEBHOOK_ANSWER = {"properties": {"webhook": {"$ref": "#/components/schemas/Webhook"}}}
 

@@ -11,7 +11,7 @@ import pytest
 from webtest import TestApp
 
 from tests.helpers.api import LEGACY_SETTINGS
-from tests.legacy_client import LegacyClient
+from tests.helpers.legacy_client import LegacyClient
 
 
 # ``legacy_app`` (tests/conftest.py) leaves ``oauth_allow_raw_slash`` at its default.

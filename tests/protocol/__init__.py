@@ -1,1 +1,0 @@
-"""What every route shares: the index, routing, errors, bodies, lists, authentication, OAuth."""
