@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pyramid.registry import Registry
+
 from shopsvc.openapi import components
 from shopsvc.openapi.operations import Codes, ViewDoc, by_status, codes, merge
 from shopsvc.openapi.records import RECORDS
 from shopsvc.openapi.requests import request_schemas
-from shopsvc.openapi.routes import RoutedView, path_parameters
+from shopsvc.openapi.routes import RoutedView, path_parameters, routed_views
 from shopsvc.openapi.schema import Schema
+from shopsvc.openapi.table import view_docs
 from shopsvc.settings import Settings
 
 VERSION = "3.1.0"
@@ -232,3 +235,12 @@ def build_document(
             "securitySchemes": components.security_schemes(),
         },
     }
+
+
+def cached_document(registry: Registry) -> Any:
+    """The document of the application of ``registry``, built once."""
+    cached = getattr(registry, "shop_openapi", None)
+    if cached is None:
+        cached = build_document(routed_views(registry), view_docs(), registry.shop)
+        registry.shop_openapi = cached
+    return cached

@@ -15,10 +15,9 @@ from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 from pyramid.view import view_config
 
-from shopsvc import openapi
 from shopsvc.errors import no_route
+from shopsvc.openapi.document import cached_document
 from shopsvc.openapi.page import DOCS_FILES, FILE_MAX_AGE, PAGE, swagger_ui_dir
-from shopsvc.openapi.table import view_docs
 from shopsvc.views import READ
 from shopsvc.web.resources import Docs, DocsFile, OpenApiDocument
 
@@ -30,7 +29,7 @@ def _api_root(request: Request) -> str:
 @view_config(context=OpenApiDocument, **READ)
 def openapi_document(context: OpenApiDocument, request: Request) -> Response:
     """This document."""
-    return request.render_json(openapi.document(request.registry, view_docs))
+    return request.render_json(cached_document(request.registry))
 
 
 @view_config(context=Docs, **READ)
