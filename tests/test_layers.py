@@ -1,14 +1,67 @@
-"""The rules between the layers (docs/architecture.md), checked on the code itself: what works
-without a request imports no Pyramid, nothing imports the views, and sql imports no layer above."""
+"""The rules between the wings and layers (docs/architecture.md), checked on the code itself: the
+package's top level holds only the app factory, settings, errors and logs; each wing imports only
+the wings its row allows (so no wing imports one above it, and nothing imports the views); no
+module imports itself back through others; what works without a request imports no Pyramid; no
+module grows past 700 lines; the benchmarks import nothing of the tests."""
 
 from __future__ import annotations
 
 import ast
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).parent.parent / "shopsvc"
+BENCH = Path(__file__).parent.parent / "bench"
+
+#: The modules at the top of the package; everything else lives in a wing (a folder).
+TOP_LEVEL = {"__init__.py", "app.py", "settings.py", "errors.py", "logs.py"}
+
+#: What each wing (or top-level module) may import of the project, besides itself. Read from the
+#: bottom up: ``errors``, ``settings``, ``logs``, ``domain`` and ``sql`` need nothing above them;
+#: the layers that work without a request (``validation``, ``loaders``, ``records``, ``writers``)
+#: sit on those; ``web`` (Pyramid) is above them all but ``views``, ``openapi`` and ``app``.
+WINGS_MAY_IMPORT: dict[str, set[str]] = {
+    "errors": set(),
+    "settings": set(),
+    "logs": set(),
+    "domain": {"errors"},
+    "sql": {"errors"},
+    "outbound": {"domain"},
+    "db": {"sql"},
+    "validation": {"domain", "errors", "sql"},
+    "loaders": {"errors", "sql", "validation"},
+    "records": {"domain", "errors", "loaders", "settings", "sql"},
+    "writers": {"domain", "errors", "loaders", "settings", "sql", "validation"},
+    "media": {"errors", "outbound", "sql"},
+    "auth": {"db", "domain", "errors", "sql"},
+    "delivery": {"db", "domain", "outbound", "records", "settings", "sql"},
+    "web": {
+        *("db", "domain", "errors", "logs", "media", "records", "settings", "sql"),
+        *("validation", "writers"),
+    },
+    "openapi": {
+        *("domain", "errors", "loaders", "media", "records", "settings", "sql"),
+        *("validation", "web", "writers"),
+    },
+    "views": {
+        *("db", "delivery", "domain", "errors", "loaders", "media", "openapi", "records"),
+        *("settings", "sql", "validation", "web", "writers"),
+    },
+    "cli": {
+        *("app", "auth", "db", "delivery", "domain", "errors", "records", "settings", "sql"),
+        "writers",
+    },
+    "testing": {"auth", "sql"},
+    "app": {"auth", "db", "delivery", "settings", "sql", "views", "web"},
+    "migrations": {"sql"},
+}
+#: The names ``shopsvc/__init__.py`` hands out lazily (from ``app``).
+PACKAGE_NAMES = {"main": "app", "first_key_hint": "app"}
+#: The one module allowed past :data:`MAX_LINES`: every table and index in one place.
+MAX_LINES = 700
+LONG_ALLOWED = {"sql/tables.py"}
 
 
 def _imports(path: Path) -> set[str]:
@@ -27,13 +80,124 @@ def _modules(folder: str) -> list[Path]:
     return sorted((PACKAGE / folder).glob("*.py"))
 
 
-def test_records_writers_and_domain_load_without_pyramid() -> None:
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _sources() -> Iterator[Path]:
+    yield from sorted(PACKAGE.rglob("*.py"))
+
+
+def _wing(module: str) -> str | None:
+    """The wing of ``shopsvc.<wing>[.…]`` (a folder or a top-level module), None for the
+    package itself."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return None
+    return PACKAGE_NAMES.get(parts[1], parts[1])
+
+
+def _project_imports(path: Path) -> set[str]:
+    """The project modules ``path`` imports: ``from a import b`` counts as ``a.b`` when that is a
+    module, else as ``a`` (a name of ``a``)."""
+    modules = {_module_name(source) for source in _sources()}
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in modules)
+        elif isinstance(node, ast.ImportFrom) and node.module in modules:
+            for alias in node.names:
+                child = f"{node.module}.{alias.name}"
+                found.add(child if child in modules else node.module)
+    return found
+
+
+def test_the_top_level_holds_the_app_factory_settings_errors_and_logs() -> None:
+    loose = {path.name for path in PACKAGE.glob("*.py")} - TOP_LEVEL
+    assert loose == set()
+    wings = {path.name for path in PACKAGE.iterdir() if path.is_dir() and any(path.glob("*.py"))}
+    assert wings - set(WINGS_MAY_IMPORT) == set()  # a new wing says what it may import
+
+
+def test_each_wing_imports_only_what_its_row_allows() -> None:
+    offenders: dict[str, list[str]] = {}
+    for path in _sources():
+        own = _wing(_module_name(path))
+        if own is None:
+            continue
+        allowed = WINGS_MAY_IMPORT[own] | {own}
+        wrong = sorted(
+            name for name in _project_imports(path) if (_wing(name) or "app") not in allowed
+        )
+        if wrong:
+            offenders[str(path.relative_to(PACKAGE))] = wrong
+    assert offenders == {}
+
+
+def test_no_module_imports_itself_back() -> None:
+    """No circle through imports (module-level or deferred alike): one strongly connected
+    component per module."""
+    graph = {_module_name(path): _project_imports(path) for path in _sources()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in graph.get(module, ()):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in graph:
+        if module not in index:
+            visit(module)
+    assert circles == []
+
+
+def test_no_module_is_longer_than_700_lines_but_the_tables() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in _sources()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
+        and str(path.relative_to(PACKAGE)) not in LONG_ALLOWED
+    }
+    assert long == {}
+
+
+def test_the_benchmarks_import_nothing_of_the_tests() -> None:
+    offenders = {
+        path.name: sorted(name for name in _imports(path) if name.split(".")[0] == "tests")
+        for path in sorted(BENCH.glob("*.py"))
+    }
+    assert {name: found for name, found in offenders.items() if found} == {}
+
+
+#: The wings that work without a request: the CLI and the delivery worker use them.
+WITHOUT_PYRAMID = ("records", "writers", "domain", "loaders", "validation", "sql", "outbound")
+
+
+def test_the_wings_below_the_web_load_without_pyramid() -> None:
     """Imported in a fresh interpreter, not one module of Pyramid or WebOb comes along (the CLI
     and the delivery worker build records and write without a request)."""
     script = (
         "import importlib, pkgutil, sys\n"
-        "import shopsvc.records, shopsvc.writers, shopsvc.domain\n"
-        "for pkg in (shopsvc.records, shopsvc.writers, shopsvc.domain):\n"
+        f"for name in {WITHOUT_PYRAMID + ('delivery',)!r}:\n"
+        "    pkg = importlib.import_module(f'shopsvc.{name}')\n"
         "    for info in pkgutil.iter_modules(pkg.__path__):\n"
         "        importlib.import_module(f'{pkg.__name__}.{info.name}')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyramid', 'webob')))\n"
