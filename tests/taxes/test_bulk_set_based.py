@@ -35,7 +35,8 @@ from tests.conftest import _reset
 from tests.helpers.api import ROOT, Credentials, authorised
 from tests.helpers.sql import queries, select_all, statements
 from tests.helpers.taxes import BULK, CLASSES, URL
-from tests.hostile.support import Raw, body_bytes, hostile_settings
+from tests.hostile.bodies import Raw, body_bytes
+from tests.hostile.harness import hostile_settings
 
 TABLES = (tax_rates, tax_rate_locations, tax_classes, webhook_deliveries)
 #: The rates of the world, created in this order: ids 1 to 5 on a fresh database.
