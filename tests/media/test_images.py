@@ -25,7 +25,7 @@ from webtest import TestApp
 from shopsvc.errors import ApiError
 from shopsvc.media import images as media
 from shopsvc.media.images import download_image, media_url, placeholder_url, sniff, title_from_url
-from shopsvc.outbound import client as outbound
+from shopsvc.outbound import addresses
 from shopsvc.sql import media as media_sql
 from shopsvc.sql.tables import media as media_table
 from shopsvc.web.request import ShopRequest as Request
@@ -467,7 +467,7 @@ def test_every_redirect_target_is_checked(
 ) -> None:
     # Treat 127.0.0.1 as public: the first hop passes, the redirect to 127.0.0.2 (private) must
     # be refused before it is requested.
-    monkeypatch.setattr(outbound, "is_public_address", lambda address: address == "127.0.0.1")
+    monkeypatch.setattr(addresses, "is_public_address", lambda address: address == "127.0.0.1")
     app = build(**{"shopsvc.outbound.allow_private_targets": "false"})
     url = host.url("/to-other-loopback")
     host.hits.clear()

@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 
 from shopsvc.delivery.ping import ping
+from shopsvc.outbound import addresses
 from shopsvc.outbound import client as outbound
-from shopsvc.outbound.client import OutboundError, is_public_address, send
+from shopsvc.outbound.addresses import is_public_address
+from shopsvc.outbound.client import OutboundError, send
 from tests.helpers.server import LocalServer, QuietHandler
 
 LIMIT = 100
@@ -246,7 +248,7 @@ def test_a_private_target_is_refused_without_a_connection(hits: Server) -> None:
 
 def test_every_redirect_target_is_checked(hits: Server, monkeypatch: pytest.MonkeyPatch) -> None:
     # 127.0.0.1 counts as public here, so the first hop passes; 127.0.0.2 stays private
-    monkeypatch.setattr(outbound, "is_public_address", lambda address: address == "127.0.0.1")
+    monkeypatch.setattr(addresses, "is_public_address", lambda address: address == "127.0.0.1")
     assert send("GET", f"{hits.base}/ok", allow_private=False).status == 200
     hits.hits.clear()
     error = failure(f"{hits.base}/to-other-loopback", allow_private=False)
@@ -273,8 +275,8 @@ def test_the_checked_address_is_the_address_connected_to(
             raise AssertionError("the host name was resolved a second time")
         return real_getaddrinfo(host, *args, **kwargs)
 
-    monkeypatch.setattr(outbound, "_resolve", resolve)
-    monkeypatch.setattr(outbound, "is_public_address", lambda address: True)
+    monkeypatch.setattr(addresses, "_resolve", resolve)
+    monkeypatch.setattr(addresses, "is_public_address", lambda address: True)
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     response = send("GET", f"http://shop.test:{hits.port}/echo", allow_private=False)
     assert response.body == f"shop.test:{hits.port}".encode()
@@ -285,8 +287,8 @@ def test_the_next_checked_address_is_tried_when_one_refuses(
     hits: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # nothing listens on 127.0.0.2 (the server binds 127.0.0.1 only): refused, then the next
-    monkeypatch.setattr(outbound, "_resolve", lambda host, port: ["127.0.0.2", "127.0.0.1"])
-    monkeypatch.setattr(outbound, "is_public_address", lambda address: True)
+    monkeypatch.setattr(addresses, "_resolve", lambda host, port: ["127.0.0.2", "127.0.0.1"])
+    monkeypatch.setattr(addresses, "is_public_address", lambda address: True)
     response = send("GET", f"http://shop.test:{hits.port}/ok", allow_private=False)
     assert response.body == b"hello"
 
@@ -294,7 +296,7 @@ def test_the_next_checked_address_is_tried_when_one_refuses(
 def test_one_private_address_among_public_ones_is_refused(
     hits: Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(outbound, "_resolve", lambda host, port: ["93.184.216.34", "127.0.0.1"])
+    monkeypatch.setattr(addresses, "_resolve", lambda host, port: ["93.184.216.34", "127.0.0.1"])
     assert failure(f"http://shop.test:{hits.port}/ok", allow_private=False).kind == (
         "private_target"
     )
@@ -380,7 +382,7 @@ def test_ping_failures_are_quiet(hits: Server) -> None:
 
 
 def test_outbound_imports_no_pyramid() -> None:
-    source = Path(outbound.__file__).read_text()
+    source = Path(outbound.__file__).read_text() + Path(addresses.__file__).read_text()
     modules = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -388,4 +390,5 @@ def test_outbound_imports_no_pyramid() -> None:
         elif isinstance(node, ast.ImportFrom) and node.module:
             modules.add(node.module)
     assert not {name for name in modules if name.split(".")[0] == "pyramid"}
-    assert {name for name in modules if name.startswith("shopsvc")} == {"shopsvc.domain.urls"}
+    project = {name for name in modules if name.startswith("shopsvc")}
+    assert project == {"shopsvc.domain.urls", "shopsvc.outbound.addresses"}
