@@ -17,8 +17,6 @@ from sqlalchemy import Connection, Engine, create_engine, event, exc
 from shopsvc.sql.prepared import run_bare
 
 log = logging.getLogger(__name__)
-
-
 slow_log = logging.getLogger("shopsvc.sql.slow")
 
 
@@ -97,7 +95,6 @@ _MAY_WRITE = re.compile(
     r"|pg_advisory\w*|nextval|setval|pg_notify|set_config)\b",
     re.IGNORECASE,
 )
-
 
 _FIRST_WORD = re.compile(r"\s*(\w+)")
 

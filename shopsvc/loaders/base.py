@@ -24,8 +24,6 @@ from sqlalchemy import Connection
 from shopsvc.errors import ApiError
 
 Row = dict[str, Any]
-
-
 #: One check of :meth:`Loader.load`: the id (``check_id``), the capability (``require``), the
 #: scope the record lives in (``check_scope``: a term's attribute) and the record (``find``).
 Step = Literal["id", "capability", "scope", "record"]

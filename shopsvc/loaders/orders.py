@@ -47,7 +47,6 @@ ORDERS = Loader(
     },
 )
 
-
 #: The capabilities of order notes and refunds (decisions.md §7 "Capabilities"). Read, edit
 #: and delete are checked by ``ORDERS.load(request, order_id, action)`` first (the order's own
 #: 401 codes); create by these loaders' ``require(request, "create")``, before the order id.
@@ -100,7 +99,6 @@ ORDER_NOTES = Loader(
     },
     order=("id", "record"),
 )
-
 
 #: Order refunds, within their order, like notes (reference orders.md §7, decisions.md §6).
 ORDER_REFUNDS = Loader(

@@ -39,11 +39,9 @@ TAX_RATES = Loader(
     order=("capability", "record"),
 )
 
-
 #: The built-in tax class: never stored (its rates have no class), first in the class list, and
 #: its name and slug are taken for every new class.
 STANDARD_TAX_CLASS = {"slug": "standard", "name": "Standard rate"}
-
 
 #: Tax classes: named by slug, never loaded by id; only their capability checks.
 TAX_CLASSES = Loader(

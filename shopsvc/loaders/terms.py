@@ -17,8 +17,6 @@ from shopsvc.validation.attributes import attribute_not_found, invalid_attribute
 
 #: The capability of every attribute and term route.
 MANAGE_TERMS = "manage_product_terms"
-
-
 _TERM_ACTIONS = ("read", "create", "edit", "delete")
 
 
@@ -164,8 +162,6 @@ CATEGORIES = TermFamily(
     edit_failed_code="shop_api_cannot_edit_product_catgory",
     edit_parent_code=True,
 )
-
-
 TAGS = TermFamily(
     "product_tag",
     "product_tags",
@@ -177,8 +173,6 @@ TAGS = TermFamily(
     taxonomy="product_tag",
     delete_label="product tag",
 )
-
-
 SHIPPING_CLASSES = TermFamily(
     "product_shipping_class",
     "product_shipping_classes",
@@ -189,8 +183,6 @@ SHIPPING_CLASSES = TermFamily(
     ("description", "parent"),
     taxonomy="product_shipping_class",
 )
-
-
 ATTRIBUTE_TERMS = TermFamily(
     "product_attribute_term",
     "product_attribute_terms",
@@ -204,6 +196,4 @@ ATTRIBUTE_TERMS = TermFamily(
     edit_failure_detail=True,
     name_required_code="shop_api_missing_product_attribute_term_name",
 )
-
-
 TERM_FAMILIES = (CATEGORIES, TAGS, SHIPPING_CLASSES, ATTRIBUTE_TERMS)

@@ -47,20 +47,10 @@ __all__ = [
 
 
 USER_AGENT = "Shop/0.1.0 Hookshot (shopsvc)"
-
-
 MAX_REDIRECTS = 3
-
-
 TIMEOUT = 10.0  # seconds, for the whole exchange
-
-
 MAX_BYTES = 10 * 1024 * 1024
-
-
 CHUNK_SIZE = 64 * 1024
-
-
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 

@@ -47,15 +47,9 @@ def _request_id(request: Request) -> str:
 #: forked child), not from ``os.urandom`` itself, a system call that lets go of the GIL on every
 #: request (under waitress's busy threads, a hand-off to another thread).
 _REQUEST_IDS = random.Random()
-
-
 os.register_at_fork(after_in_child=_REQUEST_IDS.seed)
-
-
 #: The bits of a version 4 UUID that are not random: version 4, variant RFC 4122.
 _UUID4_CLEAR = ~((0xF000 << 64) | (0xC000 << 48))
-
-
 _UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
 
 

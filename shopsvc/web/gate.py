@@ -21,8 +21,6 @@ KNOWN_METHODS = frozenset({"HEAD", "GET", "POST", "PUT", "PATCH", "DELETE"})
 #: Paths below the API root served without authentication (besides the root itself): the
 #: OpenAPI document and the documentation page with everything below it.
 PUBLIC_API_PATHS = frozenset({"/openapi.json", "/docs"})
-
-
 PUBLIC_API_PREFIXES = ("/docs/",)
 
 
