@@ -1,6 +1,6 @@
 """The DBA's commands: ``shopsvc CONFIG sql [NAME]`` and ``shopsvc CONFIG explain NAME``.
 
-Both work on the named queries of ``shopsvc.sql.catalog``, built by the functions the service
+Both work on the named queries of ``shopsvc.sql.named_queries``, built by the functions the service
 runs. ``sql`` prints a query as the configured database compiles it (parameters as the driver's
 placeholders, never values); ``explain`` asks the database for its plan: ``EXPLAIN`` (with
 ``--analyze``: ``EXPLAIN (ANALYZE, BUFFERS)``) on PostgreSQL, ``EXPLAIN QUERY PLAN`` on SQLite
@@ -25,7 +25,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 
 from shopsvc.cli.errors import UsageError
 from shopsvc.settings import Settings
-from shopsvc.sql import named_queries as catalog
+from shopsvc.sql import named_queries
 
 
 class Explain(Executable, ClauseElement):
@@ -82,26 +82,26 @@ def parse_filters(pairs: Sequence[str] | None) -> dict[str, str]:
     return found
 
 
-def named_query(name: str) -> catalog.NamedQuery:
+def named_query(name: str) -> named_queries.NamedQuery:
     try:
-        return catalog.get(name)
+        return named_queries.get(name)
     except KeyError:
-        close = difflib.get_close_matches(name, list(catalog.QUERIES), n=3)
+        close = difflib.get_close_matches(name, list(named_queries.QUERIES), n=3)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UsageError(f"no named query {name!r} (`sql` lists them){hint}") from None
 
 
 def build(
     name: str, filters: dict[str, str], dialect: str = "postgresql"
-) -> tuple[catalog.NamedQuery, catalog.Built]:
+) -> tuple[named_queries.NamedQuery, named_queries.Built]:
     query = named_query(name)
     try:
         return query, query.build(filters, dialect)
-    except catalog.FilterError as exc:
+    except named_queries.FilterError as exc:
         raise UsageError(str(exc)) from None
 
 
-def compiled_sql(built: catalog.Built, dialect: Dialect) -> str:
+def compiled_sql(built: named_queries.Built, dialect: Dialect) -> str:
     """The statement as ``dialect`` compiles it for the service: bind placeholders (one per
     element of an ``IN`` list), no values."""
     keys = list(built.parameters) if built.parameters is not None else None
@@ -114,7 +114,7 @@ def compiled_sql(built: catalog.Built, dialect: Dialect) -> str:
     return "\n".join(line.rstrip() for line in str(compiled).strip().splitlines())
 
 
-def plan(conn: Connection, built: catalog.Built, analyze: bool = False) -> list[str]:
+def plan(conn: Connection, built: named_queries.Built, analyze: bool = False) -> list[str]:
     """The database's plan of the statement, one line per row (indented as a tree on SQLite),
     in a transaction that is rolled back."""
     sqlite = conn.dialect.name == "sqlite"
@@ -148,7 +148,7 @@ def _sqlite_tree(rows: Sequence[Any]) -> list[str]:
     return lines
 
 
-def _sqlite_run(conn: Connection, built: catalog.Built) -> str:
+def _sqlite_run(conn: Connection, built: named_queries.Built) -> str:
     started = time.perf_counter()
     result = conn.execute(built.statement, built.parameters or {})
     count = len(result.all()) if result.returns_rows else max(result.rowcount, 0)
@@ -165,7 +165,7 @@ def cmd_sql(engine: Engine, settings: Settings, args: argparse.Namespace) -> lis
     if args.name is None:
         if args.filter:
             raise UsageError("--filter needs a NAME")
-        for query in catalog.QUERIES.values():
+        for query in named_queries.QUERIES.values():
             print(f"{query.name} — {query.description}")
         return []
     query, built = build(args.name, parse_filters(args.filter), engine.dialect.name)

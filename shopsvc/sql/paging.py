@@ -13,7 +13,7 @@ from sqlalchemy import ColumnElement, Connection, Select, Table, and_, func, or_
 @dataclass(frozen=True)
 class ListFilters:
     """The common list parameters: ``shopsvc.web.listing`` parses them from a request (as
-    ``ListParams``), ``sql.catalog`` from ``--filter`` pairs."""
+    ``ListParams``), ``sql.named_queries`` from ``--filter`` pairs."""
 
     page: int = 1
     limit: int = 10

@@ -1,6 +1,7 @@
-"""The DBA's view (docs/sql.md), on both databases: every named query of ``shopsvc.sql.catalog``
-compiles and EXPLAINs, the ``sql`` and ``explain`` commands, the slow statement log (request id
-and parameter shapes, never values), and the migrations building the indexes of ``tables.py``."""
+"""The DBA's view (docs/sql.md), on both databases: every named query of
+``shopsvc.sql.named_queries`` compiles and EXPLAINs, the ``sql`` and ``explain`` commands, the slow
+statement log (request id and parameter shapes, never values), and the migrations building the
+indexes of ``tables.py``."""
 
 from __future__ import annotations
 
@@ -19,8 +20,7 @@ from shopsvc.cli import dba
 from shopsvc.cli.main import main
 from shopsvc.db.engine import parameter_shape
 from shopsvc.settings import load_settings
-from shopsvc.sql import named_queries as catalog
-from shopsvc.sql import products
+from shopsvc.sql import named_queries, products
 from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import metadata
 from tests.helpers.api import ROOT, Credentials, authorised
@@ -46,10 +46,10 @@ def run(argv: Sequence[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     return status, captured.out, captured.err
 
 
-# --- the catalog
+# --- the named queries
 
 
-def test_the_catalog_covers_the_queries_a_dba_asks_about() -> None:
+def test_the_named_queries_cover_what_a_dba_asks_about() -> None:
     for name in (
         "products.page",
         "products.count",
@@ -74,18 +74,20 @@ def test_the_catalog_covers_the_queries_a_dba_asks_about() -> None:
         "deliveries.attempts",
         "deliveries.log_attempt",
     ):
-        assert name in catalog.QUERIES
-    for query in catalog.QUERIES.values():
+        assert name in named_queries.QUERIES
+    for query in named_queries.QUERIES.values():
         assert query.description and "\n" not in query.description
 
 
 def test_a_named_query_is_the_statement_the_service_runs() -> None:
     """``products.page`` is ``sql.products.page_query`` of the same parameters."""
-    built = catalog.get("products.page").build({"category": "shirts", "page": "3", "q": "red"})
+    values = {"category": "shirts", "page": "3", "q": "red"}
+    built = named_queries.get("products.page").build(values)
     page = ListFilters(page=3, offset=20, q="red")
     expected = products.page_query(page, products.ProductFilters(categories=("shirts",)))
     dialect = sa.create_engine("sqlite://").dialect
-    assert dba.compiled_sql(built, dialect) == dba.compiled_sql(catalog.Built(expected), dialect)
+    same = dba.compiled_sql(named_queries.Built(expected), dialect)
+    assert dba.compiled_sql(built, dialect) == same
 
 
 def test_the_order_counts_show_what_the_service_runs() -> None:
@@ -95,7 +97,7 @@ def test_the_order_counts_show_what_the_service_runs() -> None:
     dialect = sa.create_engine("sqlite://").dialect
 
     def sql(name: str, **values: str) -> str:
-        return dba.compiled_sql(catalog.get(name).build(values), dialect)
+        return dba.compiled_sql(named_queries.get(name).build(values), dialect)
 
     dated = {"status": "completed", "created_at_min": "2025-01-01T10:00:00Z"}
     for name in ("orders.count", "orders.count_by_status"):
@@ -109,7 +111,7 @@ def test_the_order_counts_show_what_the_service_runs() -> None:
 
 
 def test_every_named_query_compiles_and_explains(engine: sa.Engine) -> None:
-    for query in catalog.QUERIES.values():
+    for query in named_queries.QUERIES.values():
         built = query.build(dialect=engine.dialect.name)
         sql = dba.compiled_sql(built, engine.dialect)
         assert sql.split()[0] in ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH"), query.name
@@ -122,17 +124,17 @@ def test_every_named_query_compiles_and_explains(engine: sa.Engine) -> None:
 
 
 def test_filters_reach_the_statement(engine: sa.Engine) -> None:
-    built = catalog.get("orders.page").build(
+    built = named_queries.get("orders.page").build(
         {"status": "processing,on-hold", "created_at_min": "2025-01-01", "page": "5000"}
     )
     sql = dba.compiled_sql(built, engine.dialect)
     assert "orders.status IN (" in sql
     assert "orders.created_at >=" in sql
     assert "processing" not in sql and "2025" not in sql  # placeholders, not values
-    with pytest.raises(catalog.FilterError, match="does not read colour"):
-        catalog.get("orders.page").build({"colour": "red"})
-    with pytest.raises(catalog.FilterError, match="orderby"):
-        catalog.get("products.page").build({"orderby": "price"})
+    with pytest.raises(named_queries.FilterError, match="does not read colour"):
+        named_queries.get("orders.page").build({"colour": "red"})
+    with pytest.raises(named_queries.FilterError, match="orderby"):
+        named_queries.get("products.page").build({"orderby": "price"})
 
 
 # --- the commands
@@ -142,7 +144,7 @@ def test_sql_lists_every_named_query(ini: pathlib.Path, capsys: pytest.CaptureFi
     status, out, err = run([str(ini), "sql"], capsys)
     assert status == 0, err
     lines = out.splitlines()
-    assert [line.split(" — ")[0] for line in lines] == list(catalog.QUERIES)
+    assert [line.split(" — ")[0] for line in lines] == list(named_queries.QUERIES)
     assert all(" — " in line for line in lines)
 
 
