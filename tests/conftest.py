@@ -1,48 +1,23 @@
-"""Fixtures: the real app factory over SQLite and (when SHOPSVC_TEST_POSTGRES_URL is set)
-PostgreSQL; each test starts from an empty database."""
+"""The fixtures every test may use: the database (SQLite, and PostgreSQL when
+``SHOPSVC_TEST_POSTGRES_URL`` is set; each test starts from an empty one), the real app factory,
+credentials and the clients that send them, the local image host. What they are built from is in
+``tests/helpers/`` (the databases in ``tests.helpers.databases``)."""
 
 from __future__ import annotations
 
-import os
-import sqlite3
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 from webtest import TestApp
 
 from shopsvc import main
 from shopsvc.db.engine import make_engine
 from shopsvc.db.schema import migrate
-from shopsvc.sql.tables import metadata
-from shopsvc.testing.databases import scratch_postgres, user_with_key
-from tests.helpers.api import LEGACY_SETTINGS, ROOT, Credentials, authorised, errors
+from shopsvc.testing.databases import user_with_key
+from tests.helpers.api import LEGACY_SETTINGS, Credentials, authorised
+from tests.helpers.databases import postgres_database, reset, sqlite_without_fsync
 from tests.helpers.server import ImageHandler, LocalServer
-
-# Test modules import what they share from tests.helpers; these names stay importable from here
-# for the modules that still import them from conftest.
-__all__ = ["ROOT", "Credentials", "authorised", "errors"]
-
-POSTGRES_ENV = "SHOPSVC_TEST_POSTGRES_URL"
-
-
-def _postgres_database() -> Iterator[str]:
-    base = os.environ.get(POSTGRES_ENV)
-    if not base:
-        if os.environ.get("SHOPSVC_REQUIRE_POSTGRES"):
-            pytest.fail(f"{POSTGRES_ENV} is not set but SHOPSVC_REQUIRE_POSTGRES is")
-        pytest.skip(f"{POSTGRES_ENV} is not set")
-    with scratch_postgres(base, "shopsvc_test") as url:
-        # The scratch database is thrown away: its commits need not wait for the disk. Nothing
-        # a test can observe changes (only what a crash of the server would keep).
-        database = make_url(url).database
-        admin = sa.create_engine(url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.exec_driver_sql(f'ALTER DATABASE "{database}" SET synchronous_commit = off')
-        admin.dispose()
-        yield url
 
 
 @pytest.fixture(scope="session", params=["sqlite", "postgresql"])
@@ -53,7 +28,7 @@ def database_url(
         path = tmp_path_factory.mktemp("db") / "shopsvc.sqlite"
         yield f"sqlite:///{path}"
     else:
-        yield from _postgres_database()
+        yield from postgres_database()
 
 
 @pytest.fixture(scope="session")
@@ -64,16 +39,9 @@ def engine(database_url: str) -> Iterator[sa.Engine]:
     engine.dispose()
 
 
-def _sqlite_without_fsync(dbapi_connection: Any, _record: Any) -> None:
-    """The test databases are thrown away: SQLite need not wait for the disk on each commit
-    (what a test can observe does not change, only what a power cut would keep)."""
-    if isinstance(dbapi_connection, sqlite3.Connection):
-        dbapi_connection.execute("PRAGMA synchronous = OFF")
-
-
 def pytest_configure(config: pytest.Config) -> None:
     # every engine of the run: the fixtures', the apps' and the CLI's
-    sa.event.listen(sa.Engine, "connect", _sqlite_without_fsync)
+    sa.event.listen(sa.Engine, "connect", sqlite_without_fsync)
 
 
 BASE_SETTINGS = {
@@ -143,49 +111,13 @@ def legacy_app(make_app: Callable[..., TestApp]) -> Iterator[TestApp]:
     app.app.registry.engine.dispose()
 
 
-_RESET_SQL: dict[sa.Engine, str] = {}
-
-
-def _reset_sql(engine: sa.Engine) -> str:
-    """One script that empties every table and restarts the ids (DELETE is several times faster
-    than TRUNCATE on the small tables of a test)."""
-    if engine not in _RESET_SQL:
-        tables = [table.name for table in reversed(metadata.sorted_tables)]
-        # after the orders, whose delete triggers update it (0007): emptied first, it would
-        # be left with negative counts
-        tables = [name for name in tables if name != "order_counts"] + ["order_counts"]
-        statements = [f"DELETE FROM {table}" for table in tables]
-        with engine.connect() as conn:
-            if conn.dialect.name == "postgresql":
-                sequences = conn.exec_driver_sql(
-                    "SELECT pg_get_serial_sequence(table_name, 'id') FROM "
-                    "information_schema.columns WHERE column_name = 'id' "
-                    "AND table_schema = current_schema()"
-                ).scalars()
-                statements += [f"ALTER SEQUENCE {seq} RESTART" for seq in sequences if seq]
-            else:
-                statements.append("DELETE FROM sqlite_sequence")
-        _RESET_SQL[engine] = "; ".join(statements)
-    return _RESET_SQL[engine]
-
-
-def _reset(engine: sa.Engine) -> None:
-    script = _reset_sql(engine)
-    with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.exec_driver_sql(script)
-        else:
-            for statement in script.split("; "):
-                conn.exec_driver_sql(statement)
-
-
 @pytest.fixture(autouse=True)
 def clean_database(request: pytest.FixtureRequest) -> Iterator[None]:
     if "engine" not in request.fixturenames:
         yield
         return
     engine: sa.Engine = request.getfixturevalue("engine")
-    _reset(engine)
+    reset(engine)
     yield
 
 

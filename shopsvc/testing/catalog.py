@@ -30,6 +30,7 @@ from shopsvc.sql.tables import (
     terms,
     variation_attributes,
 )
+from shopsvc.testing.rows import RowFactory, reading
 
 BASE_TIME = dt.datetime(2024, 1, 2, 3, 4, 5)
 Money = Decimal | str | int | None
@@ -39,32 +40,14 @@ def _money(value: Money) -> Decimal | None:
     return None if value is None else Decimal(str(value))
 
 
-class CatalogFactory:
-    """Build catalogue rows in one engine. Each method runs in its own transaction (or in
-    ``conn`` when the factory was made from a connection) and returns the new id."""
+class CatalogFactory(RowFactory):
+    """Build catalogue rows. Each method runs in its own transaction (or in the connection the
+    factory was made from) and returns the new id."""
 
     def __init__(self, bind: sa.Engine | sa.Connection) -> None:
-        self.bind = bind
+        super().__init__(bind)
         self.clock = BASE_TIME
         self.counter = 0
-
-    # --- plumbing
-
-    def _insert(self, table: sa.Table, values: Mapping[str, Any]) -> int:
-        statement = sa.insert(table).values(**values).returning(table.c.id)
-        if isinstance(self.bind, sa.Connection):
-            return int(self.bind.execute(statement).scalar_one())
-        with self.bind.begin() as conn:
-            return int(conn.execute(statement).scalar_one())
-
-    def _insert_many(self, table: sa.Table, rows: Sequence[Mapping[str, Any]]) -> None:
-        if not rows:
-            return
-        if isinstance(self.bind, sa.Connection):
-            self.bind.execute(sa.insert(table), list(rows))
-            return
-        with self.bind.begin() as conn:
-            conn.execute(sa.insert(table), list(rows))
 
     def tick(self) -> dt.datetime:
         self.clock += dt.timedelta(minutes=1)
@@ -306,11 +289,8 @@ class CatalogFactory:
     def get(self, product_id: int) -> dict[str, Any] | None:
         """The stored ``products`` row."""
         query = sa.select(products).where(products.c.id == product_id)
-        if isinstance(self.bind, sa.Connection):
-            found = self.bind.execute(query).mappings().first()
-        else:
-            with self.bind.connect() as conn:
-                found = conn.execute(query).mappings().first()
+        with reading(self.bind) as conn:
+            found = conn.execute(query).mappings().first()
         return dict(found) if found else None
 
 

@@ -11,20 +11,18 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from alembic import command as alembic_command
-from alembic.config import Config as AlembicConfig
 from webtest import TestApp
 
 from shopsvc.auth import key_cache as keycache
 from shopsvc.auth.key_cache import KeyCache
 from shopsvc.db.engine import make_engine
-from shopsvc.db.schema import MIGRATIONS
 from shopsvc.sql import auth as auth_sql
+from shopsvc.sql import auth_writes as auth_writes_sql
 from shopsvc.sql.common import listen_statement
 from shopsvc.sql.tables import api_keys, users
 from shopsvc.testing.databases import scratch_postgres
-from tests.conftest import POSTGRES_ENV
 from tests.helpers.api import ROOT, Credentials, authorised
+from tests.helpers.databases import POSTGRES_ENV, migration
 from tests.helpers.sql import statements
 
 AUTH = "shop_api_authentication_error"
@@ -104,7 +102,7 @@ def test_last_access_written_once_a_minute_keeps_the_entry(
 @pytest.mark.parametrize(
     "deleted",
     [
-        lambda conn, who: auth_sql.delete_key(conn, who.key_id),  # revoke-key
+        lambda conn, who: auth_writes_sql.delete_key(conn, who.key_id),  # revoke-key
         lambda conn, who: conn.execute(sa.delete(users).where(users.c.id == who.user_id)),
     ],
     ids=["key revoked", "user deleted (its keys with it)"],
@@ -197,7 +195,7 @@ def test_a_lost_listener_drops_the_keys_and_listens_again(
         )
         assert ended and all(ended)  # this app's listener and other apps' of the session
         # revoked while nobody listens: no notification reaches the process
-        assert auth_sql.delete_key(conn, admin.key_id)
+        assert auth_writes_sql.delete_key(conn, admin.key_id)
     deadline = time.monotonic() + 10
     while cache.listening and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -359,11 +357,8 @@ def test_the_migration_adds_the_triggers_and_the_downgrade_removes_them(
     with scratch_postgres(os.environ[POSTGRES_ENV], "shopsvc_test") as url:
         engine = make_engine(url)
         try:
-            config = AlembicConfig()
-            config.set_main_option("script_location", MIGRATIONS)
             with engine.begin() as conn:
-                config.attributes["connection"] = conn
-                alembic_command.upgrade(config, "head")
+                migration(conn, "upgrade", "head")
                 assert _key_triggers(conn) == [
                     "api_keys_changed",
                     "api_keys_changed",
@@ -373,9 +368,9 @@ def test_the_migration_adds_the_triggers_and_the_downgrade_removes_them(
                     "users_changed",
                     "users_truncated",
                 ]
-                alembic_command.downgrade(config, "0007")
+                migration(conn, "downgrade", "0007")
                 assert _key_triggers(conn) == []
-                alembic_command.upgrade(config, "head")
+                migration(conn, "upgrade", "head")
                 assert len(_key_triggers(conn)) == 7
         finally:
             engine.dispose()

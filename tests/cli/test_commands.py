@@ -15,18 +15,17 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from alembic import command as alembic_command
-from alembic.config import Config as AlembicConfig
 from webtest import TestApp
 
 from shopsvc import main as app_main
 from shopsvc.auth.policy import hash_consumer_key
 from shopsvc.cli.main import main
-from shopsvc.db.schema import MIGRATIONS, current_revision, head_revision
+from shopsvc.db.schema import current_revision, head_revision
 from shopsvc.sql.tables import api_keys, users
 from shopsvc.testing.catalog import CatalogFactory
+from tests.helpers.api import ROOT
+from tests.helpers.databases import migration
 
-ROOT = "/shop-api/v3"
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent.parent
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
@@ -657,10 +656,7 @@ def test_migration_0003_refuses_duplicate_emails(
 ) -> None:
     engine = _engine(ini)
     with engine.begin() as conn:
-        config = AlembicConfig()
-        config.set_main_option("script_location", MIGRATIONS)
-        config.attributes["connection"] = conn
-        alembic_command.upgrade(config, "0002")
+        migration(conn, "upgrade", "0002")
         stamp = dt.datetime(2024, 1, 1)
         for login, email in [("a", "same@example.com"), ("b", "Same@Example.com"), ("c", "c@x")]:
             conn.execute(

@@ -25,25 +25,7 @@ from shopsvc.domain.tax import (
     shipping_rates,
     tax_name,
 )
-
-
-def _rate(rate_id: int, **overrides: object) -> TaxRate:
-    fields: dict[str, object] = {
-        "id": rate_id,
-        "country": "",
-        "state": "",
-        "rate": Decimal("10"),
-        "name": "Tax",
-        "priority": 1,
-        "compound": False,
-        "shipping": True,
-        "order": 0,
-        "tax_class": "",
-        "postcodes": (),
-        "cities": (),
-    }
-    fields.update(overrides)
-    return TaxRate(**fields)  # type: ignore[arg-type]
+from tests.helpers.taxes import tax_rate
 
 
 def _ids(rates: list[TaxRate]) -> list[int]:
@@ -175,7 +157,7 @@ def test_postcode_candidates(country: str, postcode: str, expected: list[str]) -
 def test_candidate_filters(
     rate_fields: dict[str, object], address: Address, tax_class: str, matches: bool
 ) -> None:
-    found = find_rates([_rate(1, **rate_fields)], address, tax_class)
+    found = find_rates([tax_rate(1, **rate_fields)], address, tax_class)
     assert _ids(found) == ([1] if matches else [])
 
 
@@ -200,13 +182,13 @@ def test_candidate_filters(
     ],
 )
 def test_gb_postcode_wildcards(stored: str, matches: bool) -> None:
-    rate = _rate(1, country="GB", postcodes=(stored,))
+    rate = tax_rate(1, country="GB", postcodes=(stored,))
     found = find_rates([rate], Address("GB", postcode="sw1a 1aa"))
     assert _ids(found) == ([1] if matches else [])
 
 
 def test_a_rate_matches_if_any_of_its_postcodes_does() -> None:
-    rate = _rate(1, country="US", postcodes=("10001", "9021*", "30301"))
+    rate = tax_rate(1, country="US", postcodes=("10001", "9021*", "30301"))
     assert _ids(find_rates([rate], Address("US", postcode="90210"))) == [1]
     assert _ids(find_rates([rate], Address("US", postcode="90310"))) == []
 
@@ -242,7 +224,7 @@ def test_a_rate_matches_if_any_of_its_postcodes_does() -> None:
     ],
 )
 def test_postcode_ranges(country: str, stored: str, postcode: str, matches: bool) -> None:
-    rate = _rate(1, country=country, postcodes=(stored,))
+    rate = tax_rate(1, country=country, postcodes=(stored,))
     found = find_rates([rate], Address(country, postcode=postcode))
     assert _ids(found) == ([1] if matches else [])
 
@@ -271,7 +253,7 @@ def test_postcode_ranges(country: str, stored: str, postcode: str, matches: bool
 def test_location_rule(
     postcodes: tuple[str, ...], cities: tuple[str, ...], postcode: str, city: str, matches: bool
 ) -> None:
-    rate = _rate(1, country="GB", postcodes=postcodes, cities=cities)
+    rate = tax_rate(1, country="GB", postcodes=postcodes, cities=cities)
     found = find_rates([rate], Address("GB", postcode=postcode, city=city))
     assert _ids(found) == ([1] if matches else [])
 
@@ -286,57 +268,59 @@ BEVERLY_HILLS = Address("US", "CA", "90210", "Beverly Hills")
 @pytest.mark.parametrize(
     ("rates", "expected"),
     [
-        pytest.param([_rate(1, priority=2), _rate(2, priority=1)], [2, 1], id="priority-asc"),
+        pytest.param([tax_rate(1, priority=2), tax_rate(2, priority=1)], [2, 1], id="priority-asc"),
         pytest.param(
-            [_rate(1, country=""), _rate(2, country="US")], [2], id="specific-country-first"
+            [tax_rate(1, country=""), tax_rate(2, country="US")], [2], id="specific-country-first"
         ),
         pytest.param(
-            [_rate(1, country="US"), _rate(2, country="US", state="CA")],
+            [tax_rate(1, country="US"), tax_rate(2, country="US", state="CA")],
             [2],
             id="specific-state-first",
         ),
         pytest.param(
-            [_rate(1, country="US"), _rate(2, state="CA")], [1], id="country-before-state"
+            [tax_rate(1, country="US"), tax_rate(2, state="CA")], [1], id="country-before-state"
         ),
         pytest.param(
-            [_rate(1, postcodes=("90210",)), _rate(2, postcodes=("90210", "90211"))],
+            [tax_rate(1, postcodes=("90210",)), tax_rate(2, postcodes=("90210", "90211"))],
             [2],
             id="more-postcodes-first",
         ),
         pytest.param(
             [
-                _rate(1, cities=("BEVERLY HILLS",)),
-                _rate(2, cities=("BEVERLY HILLS", "LOS ANGELES")),
+                tax_rate(1, cities=("BEVERLY HILLS",)),
+                tax_rate(2, cities=("BEVERLY HILLS", "LOS ANGELES")),
             ],
             [2],
             id="more-cities-first",
         ),
         pytest.param(
             [
-                _rate(1, postcodes=("90210",), cities=("BEVERLY HILLS", "X", "Y")),
-                _rate(2, postcodes=("90210", "90211")),
+                tax_rate(1, postcodes=("90210",), cities=("BEVERLY HILLS", "X", "Y")),
+                tax_rate(2, postcodes=("90210", "90211")),
             ],
             [2],
             id="postcodes-before-cities",
         ),
         pytest.param(
-            [_rate(1, state="CA"), _rate(2, postcodes=("90210", "90211"))],
+            [tax_rate(1, state="CA"), tax_rate(2, postcodes=("90210", "90211"))],
             [1],
             id="state-before-postcodes",
         ),
-        pytest.param([_rate(5), _rate(3)], [3], id="lower-id"),
-        pytest.param([_rate(1, order=9), _rate(2, order=0)], [1], id="order-ignored"),
+        pytest.param([tax_rate(5), tax_rate(3)], [3], id="lower-id"),
+        pytest.param([tax_rate(1, order=9), tax_rate(2, order=0)], [1], id="order-ignored"),
         pytest.param(
             [
-                _rate(1, priority=1),
-                _rate(2, priority=1, country="US"),
-                _rate(3, priority=2),
-                _rate(4, priority=2, state="CA"),
+                tax_rate(1, priority=1),
+                tax_rate(2, priority=1, country="US"),
+                tax_rate(3, priority=2),
+                tax_rate(4, priority=2, state="CA"),
             ],
             [2, 4],
             id="one-per-priority",
         ),
-        pytest.param([_rate(1, country="FR"), _rate(2)], [2], id="non-matching-rate-cannot-win"),
+        pytest.param(
+            [tax_rate(1, country="FR"), tax_rate(2)], [2], id="non-matching-rate-cannot-win"
+        ),
     ],
 )
 def test_one_rate_per_priority(rates: list[TaxRate], expected: list[int]) -> None:
@@ -344,7 +328,7 @@ def test_one_rate_per_priority(rates: list[TaxRate], expected: list[int]) -> Non
 
 
 def test_find_rates_accepts_any_iterable() -> None:
-    rates = (rate for rate in [_rate(1, priority=2), _rate(2, priority=1)])
+    rates = (rate for rate in [tax_rate(1, priority=2), tax_rate(2, priority=1)])
     assert _ids(find_rates(rates, BEVERLY_HILLS)) == [2, 1]
 
 
@@ -352,12 +336,12 @@ def test_find_rates_accepts_any_iterable() -> None:
     ("rates", "expected"),
     [
         pytest.param(
-            [_rate(1, priority=1, shipping=True), _rate(2, priority=2, shipping=False)],
+            [tax_rate(1, priority=1, shipping=True), tax_rate(2, priority=2, shipping=False)],
             [1],
             id="non-shipping-dropped",
         ),
         pytest.param(
-            [_rate(1, country="US", shipping=False), _rate(2, shipping=True)],
+            [tax_rate(1, country="US", shipping=False), tax_rate(2, shipping=True)],
             [],
             id="filter-after-priority-choice",
         ),
@@ -373,11 +357,11 @@ def test_shipping_rates(rates: list[TaxRate], expected: list[int]) -> None:
 
 
 def _compound(rate_id: int, percent: str) -> TaxRate:
-    return _rate(rate_id, rate=Decimal(percent), compound=True)
+    return tax_rate(rate_id, rate=Decimal(percent), compound=True)
 
 
 def _regular(rate_id: int, percent: str) -> TaxRate:
-    return _rate(rate_id, rate=Decimal(percent))
+    return tax_rate(rate_id, rate=Decimal(percent))
 
 
 def _as_text(taxes: dict[int, Decimal]) -> list[tuple[int, str]]:

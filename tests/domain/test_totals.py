@@ -24,25 +24,12 @@ from shopsvc.domain.totals import (
     scale_line_amounts,
     tax_address,
 )
+from tests.helpers.taxes import tax_rate
 
 
 def _rate(rate_id: int, **overrides: object) -> TaxRate:
-    fields: dict[str, object] = {
-        "id": rate_id,
-        "country": "US",
-        "state": "",
-        "rate": D("10"),
-        "name": "Tax",
-        "priority": 1,
-        "compound": False,
-        "shipping": True,
-        "order": 0,
-        "tax_class": "",
-        "postcodes": (),
-        "cities": (),
-    }
-    fields.update(overrides)
-    return TaxRate(**fields)  # type: ignore[arg-type]
+    """A rate of the US (unless ``country`` says otherwise)."""
+    return tax_rate(rate_id, **{"country": "US", **overrides})
 
 
 STANDARD = _rate(1)  # US-TAX-1, 10 %

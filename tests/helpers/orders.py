@@ -11,7 +11,6 @@ import datetime as dt
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from contextlib import nullcontext
 from decimal import Decimal
 from typing import Any
 
@@ -27,15 +26,51 @@ from shopsvc.sql.tables import (
     orders,
     users,
 )
+from shopsvc.testing.rows import RowFactory, insert_row, reading
 from tests.helpers.api import ROOT
 
 URL = ROOT + "/orders"
 BASE_TIME = dt.datetime(2024, 3, 4, 5, 6, 7)
 INVALID_ID = (404, "shop_api_invalid_order_id", "Invalid shop_order ID.")
+#: The capability each kind of request of the order routes (notes and refunds too) needs.
+NEEDED = {
+    "read": "read_private_shop_orders",
+    "create": "publish_shop_orders",
+    "edit": "edit_shop_orders",
+    "delete": "delete_shop_orders",
+}
+#: Per kind of request, every order capability but the one it needs (for ``role_api``).
+ALL_BUT = {
+    action: tuple(cap for cap in NEEDED.values() if cap != needed)
+    for action, needed in NEEDED.items()
+}
+
+
+#: When the minimal orders were made (and the notes and refunds the tests add to them).
+T0 = dt.datetime(2024, 3, 1, 12, 0, 0)
+
+
+def add_order(engine: sa.Engine, **values: Any) -> int:
+    """A minimal order row (pending, 10.00 USD, made at :data:`T0`; ``values`` by column); its
+    id."""
+    row = {
+        "order_key": "shop_order_abcdefghijklm",
+        "status": "pending",
+        "currency": "USD",
+        "total": "10.00",
+        "created_at": T0,
+        "updated_at": T0,
+    }
+    return insert_row(engine, orders, row | values)
 
 
 def not_found(order_id: int) -> tuple[int, str, str]:
     return 404, "shop_api_no_order_found", f"No order found with the ID equal to {order_id}"
+
+
+def ids(response: Any) -> list[int]:
+    """The ids of an order list response, in order."""
+    return [order["id"] for order in response.json["orders"]]
 
 
 def money(value: Decimal | str | int) -> Decimal:
@@ -48,35 +83,21 @@ Day = tuple[str, dt.date]
 def kept_and_counted(bind: sa.Engine | sa.Connection) -> tuple[dict[Day, int], dict[Day, int]]:
     """``order_counts`` (its rows above 0) and the orders counted per status and UTC day of
     ``created_at`` in Python: equal when the triggers kept the counts (migration 0007)."""
-    with bind.connect() if isinstance(bind, sa.Engine) else nullcontext(bind) as conn:
+    with reading(bind) as conn:
         kept = {(r.status, r.day): r.n for r in conn.execute(sa.select(order_counts)) if r.n}
         rows = conn.execute(sa.select(orders.c.status, orders.c.created_at))
         counted = Counter((status, created.date()) for status, created in rows)
     return kept, dict(counted)
 
 
-class OrderFactory:
+class OrderFactory(RowFactory):
     """Build order rows. Each method runs in its own transaction (or in ``bind`` when it is a
     connection) and returns the new id."""
 
     def __init__(self, bind: sa.Engine | sa.Connection) -> None:
-        self.bind = bind
+        super().__init__(bind)
         self.clock = BASE_TIME
         self.logins = 0
-
-    def _insert(self, table: sa.Table, values: Mapping[str, Any]) -> int:
-        statement = sa.insert(table).values(**values).returning(table.c.id)
-        if isinstance(self.bind, sa.Connection):
-            return int(self.bind.execute(statement).scalar_one())
-        with self.bind.begin() as conn:
-            return int(conn.execute(statement).scalar_one())
-
-    def _execute(self, statement: Any) -> None:
-        if isinstance(self.bind, sa.Connection):
-            self.bind.execute(statement)
-        else:
-            with self.bind.begin() as conn:
-                conn.execute(statement)
 
     # --- customers
 

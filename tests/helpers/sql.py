@@ -11,19 +11,17 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.tables import products
+from shopsvc.testing.rows import insert_row, insert_rows
 
 
 def insert(engine: sa.Engine, table: sa.Table, **values: Any) -> int:
     """Insert one row; its id."""
-    with engine.begin() as conn:
-        statement = sa.insert(table).values(**values).returning(table.c.id)
-        return int(conn.execute(statement).scalar_one())
+    return insert_row(engine, table, values)
 
 
 def insert_many(engine: sa.Engine, table: sa.Table, rows: Sequence[dict[str, Any]]) -> None:
     """Insert rows of a table without an id of its own (links)."""
-    with engine.begin() as conn:
-        conn.execute(sa.insert(table), list(rows))
+    insert_rows(engine, table, rows)
 
 
 def update(engine: sa.Engine, table: sa.Table, row_id: int, **values: Any) -> None:

@@ -42,8 +42,8 @@ from shopsvc.sql.tables import (
 from shopsvc.testing.catalog import CatalogFactory
 from shopsvc.testing.databases import user_with_key
 from shopsvc.web import bulk
-from tests.conftest import _reset
 from tests.helpers.api import Credentials, authorised
+from tests.helpers.databases import reset
 from tests.helpers.order_writes import BULK, URL
 from tests.helpers.sql import insert, insert_many, queries, select_all, statements
 from tests.helpers.webhooks import subscribe_everywhere
@@ -267,7 +267,7 @@ def _run(
 ) -> tuple[Any, dict[str, Any], bool]:
     """Seed a fresh database, send the bulk, then one create; the responses, the snapshot and
     whether the set-based path answered."""
-    _reset(engine)
+    reset(engine)
     restart()
     world = _seed(engine, app)
     answered: list[bool] = []
@@ -706,7 +706,7 @@ def test_mixes(compare: Callable[..., bool], mix: list[tuple[str, int]]) -> None
 def _bulk_statements(
     engine: sa.Engine, app: TestApp, fixed: Callable[[], None], elements: Callable[[World], list]
 ) -> int:
-    _reset(engine)
+    reset(engine)
     fixed()
     world = _seed(engine, app)
     body = {"orders": elements(world)}
@@ -755,7 +755,7 @@ def test_a_bulk_locks_its_products_and_their_families_in_one_statement(
     (PostgreSQL: ``FOR UPDATE``): two bulks over the same products take their locks in one
     order, where locking the named products and then their families let each hold a row the
     other wanted next."""
-    _reset(engine)
+    reset(engine)
     fixed()
     world = _seed(engine, app)
     with statements(app, "AS sku_lower") as seen:

@@ -23,11 +23,6 @@ from tests.helpers.orders import INVALID_ID, URL, OrderFactory, not_found
 from tests.helpers.sql import count_rows, insert, one_row
 
 
-@pytest.fixture
-def factory(engine: sa.Engine) -> OrderFactory:
-    return OrderFactory(engine)
-
-
 def test_trash(api: TestApp, engine: sa.Engine, factory: OrderFactory) -> None:
     order_id = factory.full_order(status="on-hold")
     response = api.delete(f"{URL}/{order_id}", status=202)

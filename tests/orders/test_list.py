@@ -7,22 +7,12 @@ import datetime as dt
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from webtest import TestApp
 
 from tests.helpers.api import authorised, error, links, paging_headers
-from tests.helpers.orders import BASE_TIME, URL, OrderFactory
+from tests.helpers.orders import BASE_TIME, URL, OrderFactory, ids
 
 STATUSES = ["pending", "processing", "on-hold", "completed", "cancelled", "refunded", "failed"]
-
-
-@pytest.fixture
-def factory(engine: sa.Engine) -> OrderFactory:
-    return OrderFactory(engine)
-
-
-def ids(response: Any) -> list[int]:
-    return [order["id"] for order in response.json["orders"]]
 
 
 @pytest.fixture

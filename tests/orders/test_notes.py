@@ -12,30 +12,9 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.tables import order_notes, orders
-from tests.helpers.api import (
-    ROOT,
-    Credentials,
-    assert_error,
-    authorised,
-    check_index,
-    check_unpaginated,
-)
+from tests.helpers.api import ROOT, assert_error, check_index, check_unpaginated
+from tests.helpers.orders import ALL_BUT, T0, add_order
 from tests.helpers.sql import insert, one_row, select_all
-
-T0 = dt.datetime(2024, 3, 1, 12, 0, 0)
-
-
-def add_order(engine: sa.Engine, **values: Any) -> int:
-    """A minimal order row; its id."""
-    row = {
-        "order_key": "shop_order_abcdefghijklm",
-        "status": "pending",
-        "currency": "USD",
-        "total": "10.00",
-        "created_at": T0,
-        "updated_at": T0,
-    }
-    return insert(engine, orders, **(row | values))
 
 
 def add_note(engine: sa.Engine, order_id: int, note: str = "n", **values: Any) -> int:
@@ -54,43 +33,6 @@ def note_url(order_id: int, note_id: int | str) -> str:
 @pytest.fixture
 def order(engine: sa.Engine) -> int:
     return add_order(engine)
-
-
-@pytest.fixture
-def role_api(
-    app: TestApp, make_key: Callable[..., Credentials], monkeypatch: pytest.MonkeyPatch
-) -> Callable[..., TestApp]:
-    """The app called by a user whose role holds exactly ``capabilities``."""
-    from shopsvc.auth import policy as security
-
-    counter = iter(range(1000))
-
-    def build(*capabilities: str) -> TestApp:
-        role = f"clerk{next(counter)}"
-        monkeypatch.setitem(security.ROLES, role, frozenset(capabilities))
-        return authorised(app, make_key(role, "read_write"))
-
-    return build
-
-
-ALL_BUT = {
-    action: tuple(
-        cap
-        for cap in (
-            "read_private_shop_orders",
-            "publish_shop_orders",
-            "edit_shop_orders",
-            "delete_shop_orders",
-        )
-        if cap != needed
-    )
-    for action, needed in {
-        "read": "read_private_shop_orders",
-        "create": "publish_shop_orders",
-        "edit": "edit_shop_orders",
-        "delete": "delete_shop_orders",
-    }.items()
-}
 
 
 # --- create

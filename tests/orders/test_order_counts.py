@@ -26,22 +26,19 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from alembic import command as alembic_command
-from alembic.config import Config as AlembicConfig
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from webtest import TestApp
 
 from shopsvc.db.engine import make_engine
-from shopsvc.db.schema import MIGRATIONS
 from shopsvc.sql import order_counts as counts_sql
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import order_counts, orders
 from shopsvc.testing.catalog import CatalogFactory
 from shopsvc.testing.databases import scratch_postgres
-from tests.conftest import POSTGRES_ENV
 from tests.helpers.api import ROOT, errors
+from tests.helpers.databases import POSTGRES_ENV, migration
 from tests.helpers.order_writes import BULK, URL
 from tests.helpers.orders import OrderFactory, kept_and_counted
 
@@ -400,13 +397,6 @@ def fresh_url(database_url: str, tmp_path: pathlib.Path) -> Iterator[str]:
         yield url
 
 
-def _alembic(conn: sa.Connection, verb: str, revision: str) -> None:
-    config = AlembicConfig()
-    config.set_main_option("script_location", MIGRATIONS)
-    config.attributes["connection"] = conn
-    getattr(alembic_command, verb)(config, revision)
-
-
 def _triggers(conn: sa.Connection) -> list[str]:
     if conn.dialect.name == "sqlite":
         query = "SELECT name FROM sqlite_master WHERE type = 'trigger'"
@@ -425,7 +415,7 @@ def test_the_migration_backfills_the_counts_and_the_downgrade_removes_them(
     engine = make_engine(fresh_url)
     try:
         with engine.begin() as conn:
-            _alembic(conn, "upgrade", "0006")
+            migration(conn, "upgrade", "0006")
             factory = OrderFactory(conn)
             for day, at, status in [
                 (0, TIMES[0], "completed"),
@@ -436,7 +426,7 @@ def test_the_migration_backfills_the_counts_and_the_downgrade_removes_them(
             ]:
                 factory.order(status=status, created_at=moment(day, at))
         with engine.begin() as conn:
-            _alembic(conn, "upgrade", "0007")
+            migration(conn, "upgrade", "0007")
         kept, counted = kept_and_counted(engine)
         assert kept == counted
         assert counted[("completed", FIRST_DAY)] == 2
@@ -447,7 +437,7 @@ def test_the_migration_backfills_the_counts_and_the_downgrade_removes_them(
         assert kept == counted and len(counted) == 5
 
         with engine.begin() as conn:
-            _alembic(conn, "downgrade", "0006")
+            migration(conn, "downgrade", "0006")
             assert _triggers(conn) == []
             assert not sa.inspect(conn).has_table("order_counts")
             names = {index["name"] for index in sa.inspect(conn).get_indexes("orders")}
@@ -455,7 +445,7 @@ def test_the_migration_backfills_the_counts_and_the_downgrade_removes_them(
             # orders are written as before 0007
             OrderFactory(conn).order(status="on-hold", created_at=moment(2, TIMES[0]))
         with engine.begin() as conn:
-            _alembic(conn, "upgrade", "head")
+            migration(conn, "upgrade", "head")
         kept, counted = kept_and_counted(engine)
         assert kept == counted and counted[("on-hold", FIRST_DAY + dt.timedelta(2))] == 1
         if engine.dialect.name == "postgresql":  # TRUNCATE empties the counts too

@@ -12,18 +12,9 @@ from webtest import TestApp
 from shopsvc.sql import orders as orders_sql
 from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import authorised, error, paging_headers
-from tests.helpers.orders import OrderFactory
+from tests.helpers.orders import OrderFactory, ids
 from tests.helpers.products import INVALID_ID, URL
 from tests.helpers.products import not_found as product_not_found
-
-
-@pytest.fixture
-def factory(engine: sa.Engine) -> OrderFactory:
-    return OrderFactory(engine)
-
-
-def ids(response: Any) -> list[int]:
-    return [order["id"] for order in response.json["orders"]]
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import datetime as dt
 import hashlib
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
@@ -46,11 +45,6 @@ SHIPPING = {
 }
 PROFILE_BILLING = {"first_name": "Jane", "city": "Boston", "email": "jane.billing@example.com"}
 PROFILE_SHIPPING = {"first_name": "Jane", "city": "Cambridge"}
-
-
-@pytest.fixture
-def factory(engine: sa.Engine) -> OrderFactory:
-    return OrderFactory(engine)
 
 
 def seed_full(engine: sa.Engine, factory: OrderFactory) -> dict[str, int]:

@@ -22,42 +22,15 @@ from shopsvc.sql.tables import (
     products,
     refund_items,
 )
-from tests.helpers.api import (
-    ROOT,
-    Credentials,
-    assert_error,
-    authorised,
-    check_index,
-    check_unpaginated,
-)
+from tests.helpers.api import ROOT, assert_error, check_index, check_unpaginated
+from tests.helpers.orders import ALL_BUT, T0
+from tests.helpers.orders import add_order as add_pending_order
 from tests.helpers.sql import add_product, insert, one_row, select_all
-
-T0 = dt.datetime(2024, 3, 1, 12, 0, 0)
-CAPABILITIES = (
-    "read_private_shop_orders",
-    "publish_shop_orders",
-    "edit_shop_orders",
-    "delete_shop_orders",
-)
-NEEDED = {
-    "read": "read_private_shop_orders",
-    "create": "publish_shop_orders",
-    "edit": "edit_shop_orders",
-    "delete": "delete_shop_orders",
-}
-ALL_BUT = {action: tuple(c for c in CAPABILITIES if c != cap) for action, cap in NEEDED.items()}
 
 
 def add_order(engine: sa.Engine, **values: Any) -> int:
-    row = {
-        "order_key": "shop_order_abcdefghijklm",
-        "status": "processing",
-        "currency": "USD",
-        "total": "50.00",
-        "created_at": T0,
-        "updated_at": T0,
-    }
-    return insert(engine, orders, **(row | values))
+    """A minimal order that can be refunded (processing, 50.00); its id."""
+    return add_pending_order(engine, **({"status": "processing", "total": "50.00"} | values))
 
 
 def add_item(engine: sa.Engine, order_id: int, item_type: str = "line_item", **values: Any) -> int:
@@ -89,23 +62,6 @@ def notes_of(engine: sa.Engine, order_id: int) -> list[str]:
 @pytest.fixture
 def order(engine: sa.Engine) -> int:
     return add_order(engine)
-
-
-@pytest.fixture
-def role_api(
-    app: TestApp, make_key: Callable[..., Credentials], monkeypatch: pytest.MonkeyPatch
-) -> Callable[..., TestApp]:
-    """The app called by a user whose role holds exactly ``capabilities``."""
-    from shopsvc.auth import policy as security
-
-    counter = iter(range(1000))
-
-    def build(*capabilities: str) -> TestApp:
-        role = f"clerk{next(counter)}"
-        monkeypatch.setitem(security.ROLES, role, frozenset(capabilities))
-        return authorised(app, make_key(role, "read_write"))
-
-    return build
 
 
 def create(api: TestApp, order_id: int, status: int = 201, **data: Any) -> Any:

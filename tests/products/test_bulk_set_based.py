@@ -43,8 +43,8 @@ from shopsvc.testing.catalog import CatalogFactory
 from shopsvc.testing.databases import user_with_key
 from shopsvc.views import product_writes
 from shopsvc.writers import product_batch
-from tests.conftest import _reset
 from tests.helpers.api import Credentials, authorised
+from tests.helpers.databases import reset
 from tests.helpers.products import URL
 from tests.helpers.sql import insert, queries, statements
 from tests.helpers.webhooks import subscribe_everywhere
@@ -194,7 +194,7 @@ def run(
     through an app with the ``shop`` settings when given)
     and return what came of it."""
     monkeypatch.setattr("shopsvc.web.contexts.utc_now", lambda: FROZEN)
-    monkeypatch.setattr("shopsvc.sql.media.utc_now", lambda: FROZEN)
+    monkeypatch.setattr("shopsvc.sql.media_writes.utc_now", lambda: FROZEN)
     real_batch = product_writes._batch
     written: list[int] = []
     real_write = product_batch.ProductBatch.write
@@ -218,7 +218,7 @@ def run(
         if shop:
             key = repr(sorted(shop.items()))
             target = apps[key] if key in apps else apps.setdefault(key, build_app(**shop))
-        _reset(engine)
+        reset(engine)
         credentials = Credentials(*user_with_key(engine, "bulk", role, "read_write"))
         world = seed(engine)
         monkeypatch.setattr(

@@ -31,8 +31,8 @@ from shopsvc.sql.tables import tax_classes, tax_rate_locations, tax_rates, webho
 from shopsvc.testing.databases import user_with_key
 from shopsvc.views import taxes as tax_views
 from shopsvc.web import bulk
-from tests.conftest import _reset
 from tests.helpers.api import ROOT, Credentials, authorised
+from tests.helpers.databases import reset
 from tests.helpers.sql import queries, select_all, statements
 from tests.helpers.taxes import BULK, CLASSES, URL
 from tests.hostile.bodies import Raw, body_bytes
@@ -79,7 +79,7 @@ def differential(
         during: Callable[[pytest.MonkeyPatch, bool], None] | None = None,
         subscribed: bool = True,
     ) -> Outcome:
-        _reset(engine)
+        reset(engine)
         admin = authorised(
             app, Credentials(*user_with_key(engine, "admin", "administrator", "read_write"))
         )
