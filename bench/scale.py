@@ -50,6 +50,7 @@ from shopsvc.auth.policy import issue_key  # noqa: E402
 from shopsvc.cli.dba import plan  # noqa: E402
 from shopsvc.db.engine import make_engine  # noqa: E402
 from shopsvc.sql import auth as auth_sql  # noqa: E402
+from shopsvc.sql import auth_writes as auth_writes_sql  # noqa: E402
 from shopsvc.sql import named_queries as catalog  # noqa: E402
 from shopsvc.sql.tables import order_items, orders, product_terms, products, terms  # noqa: E402
 
@@ -245,9 +246,9 @@ def _key(engine: sa.Engine, args: argparse.Namespace) -> tuple[str, str, int | N
         user = auth_sql.user_by_login(conn, LOGIN)
         if user is None:
             values = {"login": LOGIN, "email": f"{LOGIN}@example.com", "role": "administrator"}
-            user = auth_sql.create_user(conn, values, now)
+            user = auth_writes_sql.create_user(conn, values, now)
         key = issue_key(user["id"], "read")
-        key_id = auth_sql.create_key(conn, key.row, now)
+        key_id = auth_writes_sql.create_key(conn, key.row, now)
     return key.consumer_key, key.consumer_secret, key_id
 
 
@@ -278,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if key_id is not None:
             with engine.begin() as conn:
-                auth_sql.delete_key(conn, key_id)
+                auth_writes_sql.delete_key(conn, key_id)
         engine.dispose()
     return 0
 

@@ -29,6 +29,7 @@ from shopsvc.domain.roles import CAPABILITIES as CAPABILITIES
 from shopsvc.domain.roles import ROLES as ROLES
 from shopsvc.errors import BASIC_REALM, ApiError
 from shopsvc.sql import auth as auth_sql
+from shopsvc.sql import auth_writes as auth_writes_sql
 from shopsvc.sql.tables import utc_now
 
 PERMISSIONS = ("read", "write", "read_write")
@@ -173,10 +174,12 @@ class Authenticator:
         touch its ``last_access``."""
         if nonce is not None:
             value, expires_at = nonce
-            if not auth_sql.use_nonce(conn, key["key_id"], value, expires_at, int(time.time())):
+            if not auth_writes_sql.use_nonce(
+                conn, key["key_id"], value, expires_at, int(time.time())
+            ):
                 raise _fail("Invalid nonce - nonce has already been used.", self.basic_allowed)
         self._check_permissions(key)
-        if auth_sql.touch_key(conn, key["key_id"], key["last_access"], now):
+        if auth_writes_sql.touch_key(conn, key["key_id"], key["last_access"], now):
             cache = self.request.registry.key_cache
             if cache is not None and self._key_hash is not None:
                 # at worst a minute early should the request's own transaction roll it back

@@ -24,7 +24,7 @@ def order_id_is_invalid() -> ApiError:
 #: capability. Orders have their own table, so no id is ever of the wrong kind.
 ORDERS = Loader(
     "order",
-    fetch=orders_sql.get,
+    fetch=orders_sql.get_order_row,
     capabilities={
         "read": "read_private_shop_orders",
         "edit": "edit_shop_orders",

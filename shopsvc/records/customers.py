@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 from shopsvc.domain.money import format_decimal
 from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.records.context import RecordContext
-from shopsvc.sql import orders as orders_sql
-from shopsvc.sql.orders import CustomerData
+from shopsvc.sql import order_data as order_data_sql
+from shopsvc.sql.order_data import CustomerData
 from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS
 
 Row = dict[str, Any]
@@ -59,5 +59,5 @@ def customer_block(customer: CustomerData) -> Row:
 def customer_record(context: RecordContext, user_id: int) -> Row | None:
     """The record of the user ``user_id`` (addresses from the profile, order statistics), or
     None when there is no such user."""
-    customer = orders_sql.load_customers(context.conn, [user_id]).get(user_id)
+    customer = order_data_sql.load_customers(context.conn, [user_id]).get(user_id)
     return customer_block(customer) if customer is not None else None

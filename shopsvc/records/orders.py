@@ -45,9 +45,9 @@ from shopsvc.records.context import RecordContext
 from shopsvc.records.customers import customer_block
 from shopsvc.records.products import product_records
 from shopsvc.records.taxes import tax_record
-from shopsvc.sql import orders as orders_sql
+from shopsvc.sql import order_data as order_data_sql
 from shopsvc.sql import taxes as taxes_sql
-from shopsvc.sql.orders import CustomerData, OrderData, OrdersData
+from shopsvc.sql.order_data import CustomerData, OrderData, OrdersData
 from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS
 
 Row = dict[str, Any]
@@ -330,7 +330,7 @@ def _customer(
 
 
 def _order_meta(row: Row) -> dict[str, Any]:
-    stored = orders_sql.parse_meta(row["order_meta"])
+    stored = order_data_sql.parse_meta(row["order_meta"])
     return {key: value for key, value in stored.items() if not key.startswith("_")}
 
 
@@ -437,7 +437,7 @@ def order_records(
     out). A fixed number of statements, whatever the number of ids; one fewer when ``rows``
     (the ``orders`` rows of ``ids``, as the loader read them) are given."""
     options = options or OrderOptions()
-    data = orders_sql.load_orders(context.conn, ids, rows)
+    data = order_data_sql.load_orders(context.conn, ids, rows)
     batch = _Batch(
         context=context,
         options=options,

@@ -33,7 +33,7 @@ from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.errors import ApiError
 from shopsvc.records.context import RecordContext
 from shopsvc.settings import Settings
-from shopsvc.sql.products import ProductAttribute, ProductData, load_products, unlink
+from shopsvc.sql.product_data import ProductAttribute, ProductData, load_products, unlink
 
 OWN_PRICE_TYPES = ("simple", "external", "variation")
 PLACEHOLDER_TITLE = "Placeholder"

@@ -4,7 +4,9 @@ Each entry builds its statement with the very function the service runs — ``pr
 is ``sql.products.page_query``, the query ``GET /products`` executes — from ``--filter
 key=value`` pairs, with defaults for what a statement cannot do without (ids, a product, the
 current time). ``shopsvc CONFIG sql`` lists and prints them and ``shopsvc CONFIG explain`` shows
-their plans (``shopsvc/dba.py``); ``docs/sql.md`` says which index serves which of them.
+their plans (``shopsvc/cli/dba.py``); ``docs/sql.md`` says which index serves which of them.
+The catalogue names the statements of reads and writes alike, so it is not split like the
+families' modules.
 
 Lists read the common list keys the way the API reads ``filter[...]`` (``page``, ``limit``,
 ``offset``, ``order``, ``orderby`` — a sort key —, ``in``, ``not_in``, ``created_at_min``,
@@ -24,12 +26,16 @@ from sqlalchemy import Executable
 from shopsvc.sql import (
     attributes,
     auth,
+    auth_writes,
     deliveries,
+    order_data,
     order_notes,
     order_refunds,
     orders,
+    product_data,
     products,
     reviews,
+    tax_writes,
     taxes,
     terms,
     webhooks,
@@ -267,7 +273,7 @@ def _products_kind(args: Args) -> Executable:
 
 @named("products.load.rows", "product records: the products and variations by id")
 def _products_rows(args: Args) -> Executable:
-    return products.rows_query(args.ids("ids"))
+    return product_data.rows_query(args.ids("ids"))
 
 
 @named(
@@ -275,7 +281,7 @@ def _products_rows(args: Args) -> Executable:
     "product records: the products, parents, children, grandchildren (one statement)",
 )
 def _products_family(args: Args) -> Executable:
-    return products.family_query(args.ids("ids"))
+    return product_data.family_query(args.ids("ids"))
 
 
 @named(
@@ -283,59 +289,59 @@ def _products_family(args: Args) -> Executable:
     "product records: every child table (gallery … related) in one statement",
 )
 def _products_children(args: Args) -> Executable:
-    return products.children_bundle_query(
+    return product_data.children_bundle_query(
         args.ids("ids"), args.flag("hide_out_of_stock"), args.dialect
     )
 
 
 @named("products.load.variations", "product records: the variations and grouped children (part)")
 def _products_variations(args: Args) -> Executable:
-    return products.children_query(args.ids("ids"))
+    return product_data.children_query(args.ids("ids"))
 
 
 @named("products.load.gallery", "product records: the gallery image ids")
 def _products_gallery(args: Args) -> Executable:
-    return products.gallery_query(args.ids("ids"))
+    return product_data.gallery_query(args.ids("ids"))
 
 
 @named("products.load.media", "product records: the media rows of featured and gallery images")
 def _products_media(args: Args) -> Executable:
-    return products.media_query(args.ids("ids"), gallery_of=args.optional_ids("gallery_of"))
+    return product_data.media_query(args.ids("ids"), gallery_of=args.optional_ids("gallery_of"))
 
 
 @named("products.load.terms", "product records: categories and tags")
 def _products_terms(args: Args) -> Executable:
-    return products.terms_query(args.ids("ids"))
+    return product_data.terms_query(args.ids("ids"))
 
 
 @named("products.load.shipping_classes", "product records: the shipping classes")
 def _products_shipping_classes(args: Args) -> Executable:
-    return products.shipping_classes_query(args.ids("ids"))
+    return product_data.shipping_classes_query(args.ids("ids"))
 
 
 @named("products.load.attributes", "product records: global and custom attributes")
 def _products_attributes(args: Args) -> Executable:
-    return products.attributes_query(args.ids("ids"))
+    return product_data.attributes_query(args.ids("ids"))
 
 
 @named("products.load.attribute_terms", "product records: the chosen terms of global attributes")
 def _products_attribute_terms(args: Args) -> Executable:
-    return products.attribute_terms_query(args.ids("ids"))
+    return product_data.attribute_terms_query(args.ids("ids"))
 
 
 @named("products.load.variation_values", "product records: the attribute values of variations")
 def _products_variation_values(args: Args) -> Executable:
-    return products.variation_values_query(args.ids("ids"))
+    return product_data.variation_values_query(args.ids("ids"))
 
 
 @named("products.load.downloads", "product records: the downloadable files")
 def _products_downloads(args: Args) -> Executable:
-    return products.downloads_query(args.ids("ids"))
+    return product_data.downloads_query(args.ids("ids"))
 
 
 @named("products.load.ratings", "product records: rating count and sum of approved reviews")
 def _products_ratings(args: Args) -> Executable:
-    return products.ratings_query(args.ids("ids"))
+    return product_data.ratings_query(args.ids("ids"))
 
 
 @named("products.load.related", "product records: related_ids (first members of the terms)")
@@ -388,7 +394,7 @@ def _products_orders_count_scan(args: Args) -> Executable:
 
 @named("orders.get", "one order row: every order route's check, writes' reads")
 def _orders_get(args: Args) -> Executable:
-    return orders.get_query(args.integer("id", 1))
+    return orders.order_row_query(args.integer("id", 1))
 
 
 @named("orders.page", "GET /orders: the ids of one page of orders (every list filter)")
@@ -425,7 +431,7 @@ def _orders_count_by_status_scan(args: Args) -> Executable:
 
 @named("orders.load.rows", "order records: the order rows by id")
 def _orders_rows(args: Args) -> Executable:
-    return orders.rows_query(args.ids("ids"))
+    return order_data.rows_query(args.ids("ids"))
 
 
 @named(
@@ -433,42 +439,42 @@ def _orders_rows(args: Args) -> Executable:
     "order records: items, item meta, line products, meta labels, customers (one statement)",
 )
 def _orders_children(args: Args) -> Executable:
-    return orders.children_query(args.ids("ids"), args.ids("customer_ids"))
+    return order_data.children_query(args.ids("ids"), args.ids("customer_ids"))
 
 
 @named("orders.load.items", "order records: every item (part of orders.load.children)")
 def _orders_items(args: Args) -> Executable:
-    return orders.items_query(args.ids("ids"))
+    return order_data.items_query(args.ids("ids"))
 
 
 @named("orders.load.item_meta", "order records: the item meta (part of orders.load.children)")
 def _orders_item_meta(args: Args) -> Executable:
-    return orders.item_meta_query(args.ids("ids"))
+    return order_data.item_meta_query(args.ids("ids"))
 
 
 @named("orders.load.line_products", "order records: SKU and parent of the line products (part)")
 def _orders_line_products(args: Args) -> Executable:
-    return orders.line_products_query(args.ids("ids"))
+    return order_data.line_products_query(args.ids("ids"))
 
 
 @named("orders.load.global_labels", "order records: global attribute names of line meta (part)")
 def _orders_global_labels(args: Args) -> Executable:
-    return orders.global_labels_query(args.ids("ids"))
+    return order_data.global_labels_query(args.ids("ids"))
 
 
 @named("orders.load.custom_labels", "order records: custom attribute names of line products (part)")
 def _orders_custom_labels(args: Args) -> Executable:
-    return orders.custom_labels_query(args.ids("ids"))
+    return order_data.custom_labels_query(args.ids("ids"))
 
 
 @named("orders.load.customers", "order records, customers: users and profiles (part)")
 def _orders_customers(args: Args) -> Executable:
-    return orders.customers_query(args.ids("ids"))
+    return order_data.customers_query(args.ids("ids"))
 
 
 @named("orders.load.customer_stats", "order records, customers: orders count, spent, last (part)")
 def _orders_customer_stats(args: Args) -> Executable:
-    return orders.customer_stats_query(args.ids("ids"))
+    return order_data.customer_stats_query(args.ids("ids"))
 
 
 @named("orders.notes", "GET /orders/<id>/notes: the notes of an order")
@@ -524,14 +530,14 @@ def _taxes_locations(args: Args) -> Executable:
 
 @named("taxes.locations.insert", "rates' postcodes and cities, one statement for all (bulk)")
 def _taxes_locations_insert(args: Args) -> Built:
-    rows = taxes.location_rows([(args.integer("id", 1), "postcode", "12345")])
+    rows = tax_writes.location_rows([(args.integer("id", 1), "postcode", "12345")])
     return Built(*bulk_insert(args.dialect, tax_rate_locations, rows))
 
 
 @named("taxes.locations.delete", "the replaced postcodes and cities of edited rates (ids)")
 def _taxes_locations_delete(args: Args) -> Executable:
     ids = list(args.ids("ids"))
-    return taxes.locations_delete({"postcode": ids, "city": ids})
+    return tax_writes.locations_delete({"postcode": ids, "city": ids})
 
 
 @named("taxes.rates.insert", "new tax rates, one statement for all (POST /taxes, bulk)")
@@ -553,7 +559,7 @@ def _taxes_rates_insert(args: Args) -> Built:
 @named("taxes.rates.update", "edited rates' changed columns, one statement per column set")
 def _taxes_rates_update(args: Args) -> Built:
     row = {"rate_id": args.integer("id", 1), "new_name": "TVA", "new_rate": 20}
-    return Built(taxes.rate_update(("name", "rate")), row)
+    return Built(tax_writes.rate_update(("name", "rate")), row)
 
 
 @named("terms.list", "GET /products/categories|tags|shipping_classes, attribute terms: counts")
@@ -596,7 +602,7 @@ def _auth_find_key(args: Args) -> Executable:
 
 @named("auth.purge_nonces", "delete the expired OAuth nonces: every OAuth-signed request")
 def _auth_purge_nonces(args: Args) -> Executable:
-    return auth.purge_nonces_query(int(args.now().replace(tzinfo=dt.UTC).timestamp()))
+    return auth_writes.purge_nonces_query(int(args.now().replace(tzinfo=dt.UTC).timestamp()))
 
 
 # --- the webhook outbox

@@ -1,12 +1,8 @@
-"""The statements of a set-based ``/orders/bulk`` (``shopsvc.writers.order_batch``): what its
-plans read, loaded once for every element, and its writes, one statement per table.
-
-Reads (each one statement, whatever the number of elements): the targeted orders (locked, as a
-single edit locks its order), their line items, the users and profiles of the customers named,
-the products named by id or SKU with their families (parents, sibling variations), locked in
-one statement, and the variations' attribute values. Writes: multi-row inserts of orders,
-items, item meta, notes and new customer profiles; ``executemany`` updates of the edited
-orders, the profiles, the stock and the sales of the products.
+"""The writes of a set-based ``/orders/bulk`` (``shopsvc.writers.order_batch``): the new
+rows as a one-by-one create stores them; multi-row inserts of orders, items, item meta, notes and
+new customer profiles; ``executemany`` updates of the edited orders, the profiles, the stock and
+the sales of the products. What its plans read before the first element is in
+``sql.order_lookups``.
 
 Ids: on PostgreSQL a failed one-by-one element still uses up the sequence values of the rows it
 inserted before failing, so the writer reserves the ids (``nextval``, one statement per table)
@@ -29,14 +25,12 @@ from sqlalchemy import (
     Table,
     bindparam,
     func,
-    or_,
     select,
     text,
     update,
 )
 
 from shopsvc.sql.common import check_amounts, insert_all, money_columns
-from shopsvc.sql.order_writes import LINE_PRODUCT_COLUMNS
 from shopsvc.sql.tables import (
     Money,
     customer_profiles,
@@ -45,8 +39,6 @@ from shopsvc.sql.tables import (
     order_notes,
     orders,
     products,
-    users,
-    variation_attributes,
 )
 
 Row = dict[str, Any]
@@ -75,115 +67,8 @@ EDITABLE = tuple(
     )
 )
 
-#: What a line, its stock move and its tax source need of a product or variation.
-PRODUCT_COLUMNS = (
-    *LINE_PRODUCT_COLUMNS,
-    products.c.menu_order,
-    products.c.manage_stock,
-    products.c.stock_quantity,
-    products.c.backorders,
-    products.c.stock_status,
-)
 
-
-# --- reads
-
-
-def lock_orders(conn: Connection, order_ids: Sequence[int]) -> list[Row]:
-    """The ``orders`` rows of ``order_ids`` that exist, locked until the transaction ends (as
-    ``sql.orders.get_for_update`` locks one)."""
-    if not order_ids:
-        return []
-    query = (
-        select(orders).where(orders.c.id.in_(sorted(set(order_ids)))).order_by(orders.c.id)
-    ).with_for_update()
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def highest_order_id(conn: Connection) -> int:
-    """The highest order id there is (0 without orders): an order a bulk creates gets a higher
-    one."""
-    return int(conn.execute(select(func.coalesce(func.max(orders.c.id), 0))).scalar_one())
-
-
-def line_items(conn: Connection, order_ids: Sequence[int]) -> list[Row]:
-    """The line items of these orders, by order then id."""
-    if not order_ids:
-        return []
-    query = (
-        select(order_items)
-        .where(order_items.c.order_id.in_(sorted(set(order_ids))))
-        .where(order_items.c.item_type == "line_item")
-        .order_by(order_items.c.order_id, order_items.c.id)
-    )
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def users_with_profiles(conn: Connection, user_ids: Sequence[int]) -> list[Row]:
-    """``id``, ``email`` and the profile (``billing``, ``shipping`` JSON; None without one) of
-    the users ``user_ids`` that exist."""
-    if not user_ids:
-        return []
-    query = (
-        select(
-            users.c.id,
-            users.c.email,
-            customer_profiles.c.billing,
-            customer_profiles.c.shipping,
-        )
-        .select_from(users.outerjoin(customer_profiles, customer_profiles.c.user_id == users.c.id))
-        .where(users.c.id.in_(sorted(set(user_ids))))
-    )
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def products_with_families(
-    conn: Connection, product_ids: Sequence[int], lowered_skus: Sequence[str]
-) -> list[Row]:
-    """The products and variations of ``product_ids`` and those whose SKU, lowered by the
-    database, is one of ``lowered_skus`` (any status: the caller applies each lookup's rule),
-    with their families -- their parents, their children and their parents' other children --
-    each with ``sku_lower``; locked, since the bulk may move their stock.
-
-    One statement, which locks every row in id order: two bulks over the same products then
-    take their locks in one order and one waits for the other. (Locking the named products and
-    then their families, in two statements, let two bulks each hold a row the other wanted
-    next: a deadlock.)"""
-    terms = []
-    if product_ids:
-        terms.append(products.c.id.in_(sorted(set(product_ids))))
-    if lowered_skus:
-        terms.append(func.lower(products.c.sku).in_(sorted(set(lowered_skus))))
-    if not terms:
-        return []
-    named = select(products.c.id).where(or_(*terms))
-    parents = select(products.c.parent_id).where(products.c.id.in_(named))
-    query = (
-        select(*PRODUCT_COLUMNS, func.lower(products.c.sku).label("sku_lower"))
-        .where(
-            or_(
-                products.c.id.in_(named),
-                products.c.id.in_(parents),
-                products.c.parent_id.in_(named),
-                products.c.parent_id.in_(parents),
-            )
-        )
-        .order_by(products.c.id)
-        .with_for_update()
-    )
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def variation_values(conn: Connection, variation_ids: Sequence[int]) -> list[Row]:
-    """``variation_id``, ``attribute_key``, ``value`` of these variations."""
-    if not variation_ids:
-        return []
-    query = select(
-        variation_attributes.c.variation_id,
-        variation_attributes.c.attribute_key,
-        variation_attributes.c.value,
-    ).where(variation_attributes.c.variation_id.in_(sorted(set(variation_ids))))
-    return [dict(row) for row in conn.execute(query).mappings()]
+# --- the new rows
 
 
 def _server_default(column: Column[Any]) -> Any:

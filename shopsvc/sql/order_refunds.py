@@ -1,22 +1,20 @@
-"""Order refunds: the refund rows, the items they give back (negative copies of order items) and
-the few reads and writes of the order a refund needs (its refundable items, its refunded total,
-its status and modified date)."""
+"""Order refunds: the refund rows, the items they give back (negative copies of order items)
+and the few reads of the order a refund needs (its refundable items, its refunded total and
+quantity). The writes are in ``sql.order_refund_writes``.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Connection, Select, delete, func, insert, select, update
+from sqlalchemy import Connection, Select, func, select
 
-from shopsvc.sql.common import check_amounts
 from shopsvc.sql.tables import (
     order_item_meta,
     order_items,
     order_refunds,
-    orders,
     products,
     refund_items,
 )
@@ -54,43 +52,6 @@ def refunded_total(conn: Connection, order_id: int, *, without: int | None = Non
         query = query.where(order_refunds.c.id != without)
     # Summed here: SQLite stores money as text, so SUM() would add floats.
     return sum((Decimal(amount) for amount in conn.execute(query).scalars()), Decimal(0))
-
-
-def insert_refund(
-    conn: Connection,
-    order_id: int,
-    amount: Decimal,
-    reason: str,
-    now: dt.datetime,
-    user_id: int | None = None,
-) -> int:
-    check_amounts(order_refunds, [{"amount": amount}], "order_refund")
-    statement = (
-        insert(order_refunds)
-        .values(order_id=order_id, amount=amount, reason=reason, user_id=user_id, created_at=now)
-        .returning(order_refunds.c.id)
-    )
-    return int(conn.execute(statement).scalar_one())
-
-
-def insert_items(conn: Connection, refund_id: int, items: Sequence[Row]) -> None:
-    """Store the refund's items (``refund_items`` columns but ``id`` and ``refund_id``)."""
-    if items:
-        check_amounts(refund_items, items, "order_refund")
-        conn.execute(insert(refund_items), [{**item, "refund_id": refund_id} for item in items])
-
-
-def update_refund(conn: Connection, refund_id: int, values: dict[str, Any]) -> None:
-    """Store ``values`` (``amount``, ``reason``) on the refund; nothing when empty."""
-    if values:
-        check_amounts(order_refunds, [values], "order_refund")
-        conn.execute(update(order_refunds).where(order_refunds.c.id == refund_id).values(**values))
-
-
-def delete_refund(conn: Connection, refund_id: int) -> None:
-    """Delete the refund and its items."""
-    conn.execute(delete(refund_items).where(refund_items.c.refund_id == refund_id))
-    conn.execute(delete(order_refunds).where(order_refunds.c.id == refund_id))
 
 
 def items_of_refunds(conn: Connection, refund_ids: Iterable[int]) -> dict[int, list[Row]]:
@@ -164,13 +125,3 @@ def refunded_quantity(conn: Connection, order_id: int) -> int:
         .where(refund_items.c.item_type == "line_item")
     )
     return -int(conn.execute(query).scalar_one())
-
-
-def update_order(
-    conn: Connection, order_id: int, now: dt.datetime, status: str | None = None
-) -> None:
-    """Bump the order's modified date (and set its ``status``)."""
-    values: dict[str, Any] = {"updated_at": now}
-    if status is not None:
-        values["status"] = status
-    conn.execute(update(orders).where(orders.c.id == order_id).values(**values))

@@ -1,21 +1,31 @@
-"""The writes of orders: the order row, its items and item meta, and what the writers read to
-price and tax them (products by id or SKU, a variable product's variations, every tax rate)."""
+"""Writes of orders, one order at a time: the order row, its items and item meta, the
+trash, and deleting an order with everything it owns. What the writers read first is in
+``sql.order_lookups``.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import (
+    Connection,
+    delete,
+    insert,
+    select,
+    update,
+)
 
 from shopsvc.sql.common import check_amounts
+from shopsvc.sql.orders import TRASH, get_order_row
 from shopsvc.sql.tables import (
     order_item_meta,
     order_items,
+    order_notes,
+    order_refunds,
     orders,
-    products,
-    tax_classes,
-    variation_attributes,
+    refund_items,
 )
 
 Row = dict[str, Any]
@@ -33,11 +43,6 @@ def update_order(conn: Connection, order_id: int, values: Row) -> None:
     if values:
         check_amounts(orders, [values], "order")
         conn.execute(update(orders).where(orders.c.id == order_id).values(**values))
-
-
-def get_order(conn: Connection, order_id: int) -> Row | None:
-    row = conn.execute(select(orders).where(orders.c.id == order_id)).mappings().first()
-    return dict(row) if row else None
 
 
 # --- items
@@ -62,91 +67,49 @@ def delete_items(conn: Connection, item_ids: Iterable[int]) -> None:
         conn.execute(delete(order_items).where(order_items.c.id.in_(ids)))
 
 
-def get_item(conn: Connection, item_id: int) -> Row | None:
-    row = conn.execute(select(order_items).where(order_items.c.id == item_id)).mappings().first()
-    return dict(row) if row else None
-
-
-def get_items(conn: Connection, order_id: int) -> list[Row]:
-    """Every item of the order, by id."""
-    query = select(order_items).where(order_items.c.order_id == order_id).order_by(order_items.c.id)
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
 def insert_item_meta(conn: Connection, item_id: int, entries: Iterable[tuple[str, str]]) -> None:
     rows = [{"item_id": item_id, "meta_key": k, "meta_value": v} for k, v in entries]
     if rows:
         conn.execute(insert(order_item_meta), rows)
 
 
-# --- products
+# --- trash and delete
 
 
-#: What a line item needs of a product or variation.
-LINE_PRODUCT_COLUMNS = (
-    products.c.id,
-    products.c.parent_id,
-    products.c.type,
-    products.c.status,
-    products.c.title,
-    products.c.sku,
-    products.c.regular_price,
-    products.c.sale_price,
-    products.c.sale_from,
-    products.c.sale_to,
-    products.c.tax_status,
-    products.c.tax_class,
-    products.c.virtual,
-    products.c.downloadable,
-)
+def update_to_trash(conn: Connection, order_id: int, now: dt.datetime) -> bool:
+    """Move an order to the trash, keeping its status in ``status_before_trash``; False when it
+    was already there."""
+    moved = conn.execute(
+        update(orders)
+        .where(orders.c.id == order_id, orders.c.status != TRASH)
+        .values(status_before_trash=orders.c.status, status=TRASH, updated_at=now)
+    ).rowcount
+    return moved > 0
 
 
-def get_product(conn: Connection, product_id: int) -> Row | None:
-    """What a line item needs of a product or variation, or None."""
-    query = select(*LINE_PRODUCT_COLUMNS).where(products.c.id == product_id)
-    row = conn.execute(query).mappings().first()
-    return dict(row) if row else None
-
-
-def get_products(conn: Connection, product_ids: Iterable[int]) -> dict[int, Row]:
-    ids = sorted(set(product_ids))
-    if not ids:
-        return {}
-    query = select(*LINE_PRODUCT_COLUMNS).where(products.c.id.in_(ids))
-    return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
-
-
-def variations_with_values(conn: Connection, parent_id: int) -> list[tuple[int, dict[str, str]]]:
-    """The variations of ``parent_id`` not in the trash, by menu order then id, each with its
-    attribute values (key → value)."""
-    query = (
-        select(products.c.id)
-        .where(
-            products.c.parent_id == parent_id,
-            products.c.type == "variation",
-            products.c.status != "trash",
-        )
-        .order_by(products.c.menu_order, products.c.id)
+def restore_from_trash(conn: Connection, order_id: int, now: dt.datetime) -> str | None:
+    """Bring a trashed order back to the status it had (``pending`` when unknown); that status,
+    or None when the order was not in the trash."""
+    row = get_order_row(conn, order_id)
+    if row is None or row["status"] != TRASH:
+        return None
+    status = row["status_before_trash"] or "pending"
+    conn.execute(
+        update(orders)
+        .where(orders.c.id == order_id)
+        .values(status=status, status_before_trash=None, updated_at=now)
     )
-    ids = [int(i) for i in conn.execute(query).scalars()]
-    values: dict[int, dict[str, str]] = {i: {} for i in ids}
-    if ids:
-        rows = conn.execute(
-            select(
-                variation_attributes.c.variation_id,
-                variation_attributes.c.attribute_key,
-                variation_attributes.c.value,
-            ).where(variation_attributes.c.variation_id.in_(ids))
-        )
-        for variation_id, key, value in rows:
-            values[variation_id][key] = value
-    return [(i, values[i]) for i in ids]
+    return str(status)
 
 
-# --- taxes
-
-
-def tax_class_slugs(conn: Connection) -> tuple[str, ...]:
-    """The store's class slugs (standard excluded) in the store's order: by name, then id."""
-    query = select(tax_classes.c.slug).order_by(tax_classes.c.name, tax_classes.c.id)
-    return tuple(conn.execute(query).scalars())
+def delete_order(conn: Connection, order_id: int) -> bool:
+    """Delete an order for good with its items, item meta, notes and refunds; False when there
+    was no such order."""
+    item_ids = select(order_items.c.id).where(order_items.c.order_id == order_id)
+    refund_ids = select(order_refunds.c.id).where(order_refunds.c.order_id == order_id)
+    conn.execute(delete(order_item_meta).where(order_item_meta.c.item_id.in_(item_ids)))
+    conn.execute(delete(refund_items).where(refund_items.c.refund_id.in_(refund_ids)))
+    conn.execute(delete(order_refunds).where(order_refunds.c.order_id == order_id))
+    conn.execute(delete(order_notes).where(order_notes.c.order_id == order_id))
+    conn.execute(delete(order_items).where(order_items.c.order_id == order_id))
+    return conn.execute(delete(orders).where(orders.c.id == order_id)).rowcount > 0

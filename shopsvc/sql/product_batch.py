@@ -1,29 +1,22 @@
-"""The statements of a set-based ``/products/bulk`` (``shopsvc.writers.product_batch``): what the
-planner reads before the first element (each a single statement, whatever the number of
-elements) and the writes of all the planned elements together (one statement per table).
+"""The writes of a set-based ``/products/bulk`` (``shopsvc.writers.product_batch``): the
+new rows as a one-by-one insert stores them, and all the planned elements written together, one
+statement per table. What its planner reads before the first element is in
+``sql.product_lookups`` (the set-based ``get_…``).
 
-Everything runs on the caller's connection and transaction (the bulk's savepoint for the
-writes). SKUs and shipping-class slugs are matched with the database's own ``lower()`` (the same
-comparison as ``sql.product_writes.get_sku_owner`` and ``get_shipping_class_id``): each row comes
-back with the key the database computed, and the caller matches it against the lower-cased
-value it asked for, as the single-row query's ``=`` would.
+Everything runs on the caller's connection and transaction (the bulk's savepoint).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import (
     Boolean,
     Connection,
     Integer,
-    String,
     and_,
-    any_,
     bindparam,
-    column,
     delete,
     func,
     insert,
@@ -31,159 +24,16 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
 
 from shopsvc.sql.common import insert_all
-from shopsvc.sql.product_writes import SHIPPING_CLASS
 from shopsvc.sql.tables import (
-    Id,
-    media,
     product_gallery,
     product_terms,
     products,
-    tax_classes,
     terms,
 )
 
 Row = dict[str, Any]
-#: The largest id a row can have (a larger one binds as -1, which finds nothing).
-MAX_ID = Id.MAX
-
-
-# --- reads of the planner
-
-
-def get_live_skus(conn: Connection, lowered: Iterable[str]) -> list[Row]:
-    """``{id, key}`` of the products and variations not in the trash whose ``lower(sku)`` is
-    one of ``lowered`` (already lower-cased), by id; ``key`` is the database's ``lower(sku)``."""
-    wanted = sorted(set(lowered))
-    if not wanted:
-        return []
-    key = func.lower(products.c.sku)
-    query = (
-        select(products.c.id, key.label("key"))
-        .where(key.in_(wanted), products.c.status != "trash")
-        .order_by(products.c.id)
-    )
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def get_rows(conn: Connection, ids: Iterable[int]) -> dict[int, Row]:
-    """Every column of the products and variations ``ids`` that exist, by id, held for the rest
-    of the transaction (as a single edit holds its row)."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return {}
-    # in id order, as every bulk locks them: two bulks on the same products queue, never deadlock
-    query = (
-        select(products).where(products.c.id.in_(wanted)).order_by(products.c.id).with_for_update()
-    )
-    return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
-
-
-def get_last_id(conn: Connection) -> int:
-    """The largest product or variation id (0 when there is none): every id a new row gets is
-    above it."""
-    return int(conn.execute(select(func.coalesce(func.max(products.c.id), 0))).scalar_one())
-
-
-def get_terms_of(conn: Connection, product_ids: Iterable[int]) -> dict[int, dict[int, str]]:
-    """``{term id: taxonomy}`` of the categories and tags of each of ``product_ids`` (those with
-    none are left out)."""
-    wanted = sorted(set(product_ids))
-    if not wanted:
-        return {}
-    query = (
-        select(product_terms.c.product_id, product_terms.c.term_id, terms.c.taxonomy)
-        .select_from(product_terms.join(terms, terms.c.id == product_terms.c.term_id))
-        .where(product_terms.c.product_id.in_(wanted))
-    )
-    found: dict[int, dict[int, str]] = {}
-    for product_id, term_id, taxonomy in conn.execute(query):
-        found.setdefault(product_id, {})[term_id] = taxonomy
-    return found
-
-
-def get_slugs_like_any(conn: Connection, bases: Iterable[str]) -> dict[int, str]:
-    """``{id: slug}`` of the products (not variations) whose slug is one of ``bases`` or starts
-    with ``base-`` for one of them: every slug a new slug made from one of these bases must
-    avoid (``sql.common.slugs_like``, for many bases at once; the bases are bound as one
-    parameter, so the statement is the same for any number of them)."""
-    wanted = sorted(set(bases))
-    if not wanted:
-        return {}
-    slug = products.c.slug
-    if conn.dialect.name == "postgresql":
-        patterns = [_like_escape(base) + "-%" for base in wanted]
-        matches = or_(
-            slug == any_(bindparam("bases", wanted, type_=ARRAY(String))),
-            slug.like(any_(bindparam("patterns", patterns, type_=ARRAY(String)))),
-        )
-        query = select(products.c.id, slug).where(products.c.type != "variation", matches)
-    else:
-        # one row per base; ``base-…`` as a range the slug index serves (SQLite compares text
-        # byte by byte, and "." follows "-"): the rows ``LIKE 'base-%'`` finds, case-sensitively
-        base = func.json_each(json.dumps(wanted)).table_valued(column("value", String))
-        matches = or_(
-            slug == base.c.value,
-            and_(slug >= base.c.value.concat("-"), slug < base.c.value.concat(".")),
-        )
-        query = (
-            select(products.c.id, slug)
-            .select_from(base)
-            .join(products, matches)
-            .where(products.c.type != "variation")
-        )
-    return {product_id: found for product_id, found in conn.execute(query)}
-
-
-def _like_escape(text: str) -> str:
-    """``text`` matched literally by PostgreSQL's ``LIKE`` (its escape character: ``\\``)."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def get_term_taxonomies(conn: Connection, ids: Iterable[int]) -> dict[int, str]:
-    """The taxonomy of each of the terms ``ids`` that exist."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return {}
-    query = select(terms.c.id, terms.c.taxonomy).where(terms.c.id.in_(wanted))
-    return {term_id: taxonomy for term_id, taxonomy in conn.execute(query)}
-
-
-def get_shipping_classes(conn: Connection, lowered: Iterable[str]) -> dict[str, int]:
-    """The shipping class of each ``lower(slug)`` of ``lowered`` that one has (the smallest id,
-    as ``get_shipping_class_id`` picks), by the database's ``lower(slug)``."""
-    wanted = sorted(set(lowered))
-    if not wanted:
-        return {}
-    key = func.lower(terms.c.slug)
-    query = (
-        select(terms.c.id, key.label("key"))
-        .where(terms.c.taxonomy == SHIPPING_CLASS, key.in_(wanted))
-        .order_by(terms.c.id)
-    )
-    found: dict[str, int] = {}
-    for class_id, found_key in conn.execute(query):
-        found.setdefault(found_key, class_id)
-    return found
-
-
-def get_tax_class_slugs(conn: Connection, slugs: Iterable[str]) -> set[str]:
-    """Those of ``slugs`` that are the slug of a tax class."""
-    wanted = sorted(set(slugs))
-    if not wanted:
-        return set()
-    query = select(tax_classes.c.slug).where(tax_classes.c.slug.in_(wanted))
-    return set(conn.execute(query).scalars())
-
-
-def get_media_ids(conn: Connection, ids: Iterable[int]) -> set[int]:
-    """Those of ``ids`` that are media rows."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return set()
-    return set(conn.execute(select(media.c.id).where(media.c.id.in_(wanted))).scalars())
 
 
 # --- the new rows

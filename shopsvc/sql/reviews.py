@@ -1,12 +1,11 @@
-"""Product reviews: the approved reviews of a product, and adding one (the ``add-review``
-command)."""
+"""Product reviews: the approved reviews of a product, and one review. Adding one (the
+``add-review`` command) is in ``sql.review_writes``.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
-import sqlalchemy as sa
 from sqlalchemy import Connection, Select, select
 
 from shopsvc.sql.tables import reviews
@@ -41,10 +40,3 @@ def approved(conn: Connection, product_id: int) -> list[dict[str, Any]]:
 def get(conn: Connection, review_id: int) -> dict[str, Any] | None:
     row = conn.execute(select(*_COLUMNS).where(reviews.c.id == review_id)).mappings().first()
     return dict(row) if row else None
-
-
-def insert(conn: Connection, values: dict[str, Any], now: dt.datetime) -> int:
-    """A new review from ``product_id``, ``reviewer_name``, ``reviewer_email``, ``review`` and
-    optionally ``rating``, ``verified``, ``approved``; its id."""
-    statement = sa.insert(reviews).values(**{"created_at": now, **values}).returning(reviews.c.id)
-    return int(conn.execute(statement).scalar_one())

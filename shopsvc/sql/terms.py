@@ -7,7 +7,7 @@ value of its scoping column (a taxonomy name, or an attribute id). Rows come bac
 with every field a family may show: ``id, name, slug, parent, description, display, image_id,
 image_file, menu_order, count`` (a store without a column gets its neutral value). ``count`` is the
 number of *published* products using the term, computed by one grouped sub-query joined to the
-list, never per row.
+list, never per row. The writes are in ``sql.term_writes``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import sqlalchemy as sa
 from sqlalchemy import (
     Column,
     ColumnElement,
@@ -63,7 +62,7 @@ class Store:
     usage_product: Column[Any] | None
 
     def has(self, field: str) -> bool:
-        return _column_name(field) in self.table.c
+        return column_name(field) in self.table.c
 
     def usage(self) -> FromClause:
         if self.usage_product is None:
@@ -71,7 +70,7 @@ class Store:
         return self.usage_product.table.join(products, products.c.id == self.usage_product)
 
 
-def _column_name(field: str) -> str:
+def column_name(field: str) -> str:
     return "parent_id" if field == "parent" else field
 
 
@@ -100,7 +99,7 @@ class Scope:
         return self.store.scope_column == self.value
 
     def column(self, field: str) -> Column[Any]:
-        return self.table.c[_column_name(field)]
+        return self.table.c[column_name(field)]
 
 
 # --- reading
@@ -206,52 +205,3 @@ def slug_owner(conn: Connection, scope: Scope, slug: str) -> int | None:
 def slugs_like(conn: Connection, scope: Scope, base: str, exclude: int | None = None) -> set[str]:
     """The slugs of the scope that are ``base`` or ``base-…`` (for making a new one unique)."""
     return common.slugs_like(conn, scope.column("slug"), base, scope.where(), exclude=exclude)
-
-
-# --- writing
-
-
-def _values(scope: Scope, values: dict[str, Any]) -> dict[str, Any]:
-    """Field values by column name, keeping only the columns the store has."""
-    return {_column_name(k): v for k, v in values.items() if scope.store.has(k)}
-
-
-def insert(conn: Connection, scope: Scope, values: dict[str, Any]) -> int | None:
-    """Insert a term in a savepoint; its id, or None when a unique index refused it."""
-    table = scope.table
-    row = {**_values(scope, values), scope.store.scope_column.name: scope.value}
-    statement = sa.insert(table).values(**row).returning(table.c.id)
-    found = common.in_savepoint(conn, lambda: int(conn.execute(statement).scalar_one()))
-    return None if found is False else found
-
-
-def update(conn: Connection, scope: Scope, term_id: int, values: dict[str, Any]) -> bool:
-    """Update a term in a savepoint; False when a unique index refused it."""
-    changes = _values(scope, values)
-    if not changes:
-        return True
-    table = scope.table
-    statement = sa.update(table).where(scope.where(), table.c.id == term_id).values(**changes)
-    return common.in_savepoint(conn, lambda: conn.execute(statement)) is not False
-
-
-def delete(conn: Connection, scope: Scope, term_id: int) -> bool:
-    """Delete a term: its children move up to its parent and products stop using it. False when
-    no row was deleted."""
-    table = scope.table
-    store = scope.store
-    if store.has("parent"):
-        parent = select(table.c.parent_id).where(table.c.id == term_id).scalar_subquery()
-        conn.execute(
-            sa.update(table)
-            .where(scope.where(), table.c.parent_id == term_id)
-            .values(parent_id=func.coalesce(parent, 0))
-        )
-    if store.usage_product is None:
-        conn.execute(
-            sa.update(products).where(store.usage_term == term_id).values({store.usage_term: None})
-        )
-    else:
-        conn.execute(sa.delete(store.usage_product.table).where(store.usage_term == term_id))
-    result = conn.execute(sa.delete(table).where(scope.where(), table.c.id == term_id))
-    return result.rowcount > 0

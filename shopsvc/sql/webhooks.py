@@ -1,11 +1,11 @@
-"""Webhook records."""
+"""Webhook records: one webhook, a page of them and their count. The writes are in
+``sql.webhook_writes``; the deliveries' outbox is ``sql.deliveries``.
+"""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
-import sqlalchemy as sa
 from sqlalchemy import ColumnElement, Connection, Select, select
 
 from shopsvc.sql import paging
@@ -57,22 +57,3 @@ def page(
 
 def count(conn: Connection, params: ListFilters, status: str | None) -> int:
     return int(conn.execute(count_query(params, status)).scalar_one())
-
-
-def insert(conn: Connection, values: dict[str, Any], now: dt.datetime) -> int:
-    statement = (
-        sa.insert(webhooks)
-        .values(**values, created_at=now, updated_at=now)
-        .returning(webhooks.c.id)
-    )
-    return int(conn.execute(statement).scalar_one())
-
-
-def update(conn: Connection, webhook_id: int, values: dict[str, Any], now: dt.datetime) -> None:
-    conn.execute(
-        sa.update(webhooks).where(webhooks.c.id == webhook_id).values(**values, updated_at=now)
-    )
-
-
-def delete(conn: Connection, webhook_id: int) -> bool:
-    return conn.execute(sa.delete(webhooks).where(webhooks.c.id == webhook_id)).rowcount > 0

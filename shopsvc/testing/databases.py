@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from shopsvc.auth.policy import issue_key
-from shopsvc.sql import auth as auth_sql
+from shopsvc.sql import auth_writes as auth_writes_sql
 from shopsvc.sql.tables import utc_now
 
 
@@ -37,9 +37,9 @@ def user_with_key(
     """Create a user and a key for it: ``(user id, key id, consumer key, consumer secret)``."""
     now = utc_now()
     with engine.begin() as conn:
-        user = auth_sql.create_user(
+        user = auth_writes_sql.create_user(
             conn, {"login": login, "email": f"{login}@example.com", "role": role}, now
         )
         key = issue_key(user["id"], permissions)
-        key_id = auth_sql.create_key(conn, key.row, now)
+        key_id = auth_writes_sql.create_key(conn, key.row, now)
     return user["id"], key_id, key.consumer_key, key.consumer_secret

@@ -53,7 +53,7 @@ def _edit(request: Request, order_id: int, data: Any) -> None:
     """The shared record validation, except that an order that does not exist is the spec's
     400 ``shop_api_invalid_order_id`` (decisions.md §6), then the fields and the writer."""
     ORDERS.check_id(order_id)
-    if orders_sql.get(request.db, order_id) is None:
+    if orders_sql.get_order_row(request.db, order_id) is None:
         raise order_id_is_invalid()
     ORDERS.load(request, order_id, "edit")
     clean = validation.clean_order(data, create=False)

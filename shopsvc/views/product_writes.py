@@ -25,7 +25,7 @@ from shopsvc.errors import ApiError
 from shopsvc.loaders.products import PRODUCTS
 from shopsvc.media.images import prefetch_images
 from shopsvc.records.products import product_record, product_records
-from shopsvc.sql import product_writes as sql
+from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.validation import products as validation
 from shopsvc.validation.types import parse_int, require_object
 from shopsvc.web import rendering
@@ -169,7 +169,7 @@ def _bulk_element(
     SKU its error item names."""
     product_id, sku = validation.bulk_target(element)
     if sku:
-        product_id = sql.get_sku_owner(request.db, sku) or 0
+        product_id = product_lookups_sql.get_sku_owner(request.db, sku) or 0
     targets[id(element)] = (max(product_id, 0), sku)
     if product_id:
         _edit(request, product_id, element)

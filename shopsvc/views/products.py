@@ -22,6 +22,7 @@ from pyramid.view import view_config
 from shopsvc.domain import catalog
 from shopsvc.loaders.products import PRODUCTS
 from shopsvc.records.products import product_record, product_records
+from shopsvc.sql import product_data as product_data_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql import reviews as reviews_sql
 from shopsvc.sql.products import ProductFilters
@@ -115,8 +116,8 @@ def get_product(context: Product, request: Request) -> Response:
     rows: list[dict[str, Any]] = []
 
     def fetch(conn: Any, product_id: int) -> dict[str, Any] | None:
-        rows[:] = products_sql.load_product_rows(conn, [product_id])
-        return products_sql.kind_of(rows, product_id)
+        rows[:] = product_data_sql.load_product_rows(conn, [product_id])
+        return product_data_sql.kind_of(rows, product_id)
 
     PRODUCTS.load(request, context.id, "read", fetch=fetch)
     record = product_record(request.record_context, context.id, rows=rows)

@@ -18,6 +18,7 @@ from shopsvc.errors import ApiError, invalid_param
 from shopsvc.loaders.webhooks import WEBHOOKS
 from shopsvc.records.webhooks import webhook_record, webhook_record_by_id
 from shopsvc.sql import deliveries as deliveries_sql
+from shopsvc.sql import webhook_writes as webhook_writes_sql
 from shopsvc.sql import webhooks as webhooks_sql
 from shopsvc.sql.tables import utc_now
 from shopsvc.validation import webhooks as validation
@@ -70,7 +71,7 @@ def create_webhook(context: Webhooks, request: Request) -> Response:
     WEBHOOKS.require(request, "create")
     clean = validation.clean_create(require_object(data, "webhook"))
     now = utc_now()
-    webhook_id = webhooks_sql.insert(
+    webhook_id = webhook_writes_sql.insert(
         request.db,
         {
             "name": clean.get("name") or default_name(now),
@@ -113,7 +114,7 @@ def edit_webhook(context: Webhook, request: Request) -> Response:
     elif values.get("status") in ("paused", "disabled"):  # nothing queued for it goes out
         reason = f"cancelled: the webhook was {values['status']}"
         deliveries_sql.cancel_pending(request.db, context.id, now, reason)
-    webhooks_sql.update(request.db, context.id, values, now)
+    webhook_writes_sql.update(request.db, context.id, values, now)
     record = webhook_record_by_id(request.record_context, context.id)
     return rendering.single(request, "webhook", record)
 
@@ -121,7 +122,7 @@ def edit_webhook(context: Webhook, request: Request) -> Response:
 @view_config(context=Webhook, request_method="DELETE")
 def delete_webhook(context: Webhook, request: Request) -> Response:
     WEBHOOKS.load(request, context.id, "delete")
-    webhooks_sql.delete(request.db, context.id)
+    webhook_writes_sql.delete(request.db, context.id)
     return rendering.message(request, "Permanently deleted webhook")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from shopsvc.domain import pricing
 from shopsvc.errors import ApiError, invalid_param
+from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation.products import PARENT_TAX_CLASS, DownloadInput
 from shopsvc.writers.context import WriteContext
@@ -35,7 +36,7 @@ def write_sku(ctx: WriteContext, row: Row, clean: dict[str, Any], status: str) -
     if sku == row["sku"]:
         return
     live = sku is not None and status != "trash"
-    if live and sql.get_sku_owner(ctx.conn, sku, [row["id"]]) is not None:
+    if live and product_lookups_sql.get_sku_owner(ctx.conn, sku, [row["id"]]) is not None:
         raise sku_exists()
     if not sql.update_sku(ctx.conn, row["id"], sku):
         raise sku_exists()
@@ -45,7 +46,10 @@ def write_sku(ctx: WriteContext, row: Row, clean: dict[str, Any], status: str) -
 def tax_class(ctx: WriteContext, slug: str, field: str, variation: bool = False) -> str:
     """``""`` (standard), ``parent`` (variations only) or an existing class's slug."""
     return checked_tax_class(
-        slug, field, lambda name: sql.get_tax_class_id(ctx.conn, name) is not None, variation
+        slug,
+        field,
+        lambda name: product_lookups_sql.get_tax_class_id(ctx.conn, name) is not None,
+        variation,
     )
 
 
@@ -63,7 +67,9 @@ def checked_tax_class(
 
 def shipping(ctx: WriteContext, clean: dict[str, Any], field: str) -> dict[str, Any]:
     """``virtual``, ``weight``, ``dimensions`` and ``shipping_class``."""
-    return shipping_changes(clean, field, lambda slug: sql.get_shipping_class_id(ctx.conn, slug))
+    return shipping_changes(
+        clean, field, lambda slug: product_lookups_sql.get_shipping_class_id(ctx.conn, slug)
+    )
 
 
 def shipping_changes(

@@ -7,6 +7,7 @@ from typing import Any
 
 from shopsvc.errors import invalid_param
 from shopsvc.sql import media as media_sql
+from shopsvc.sql import media_writes as media_writes_sql
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation.products import ImageInput, ImagesInput
 from shopsvc.writers.context import WriteContext
@@ -27,7 +28,9 @@ def image_id(ctx: WriteContext, item: ImageInput) -> int:
     else:
         return 0
     if item.alt or item.title:
-        media_sql.update_text(ctx.conn, media_id, title=item.title or None, alt=item.alt or None)
+        media_writes_sql.update_text(
+            ctx.conn, media_id, title=item.title or None, alt=item.alt or None
+        )
     return media_id
 
 

@@ -50,7 +50,7 @@ from shopsvc.errors import ApiError, Sequential
 from shopsvc.loaders.base import Caller
 from shopsvc.loaders.orders import ORDERS, order_id_is_invalid
 from shopsvc.sql import order_batch as sql
-from shopsvc.sql import order_writes as order_writes_sql
+from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql.orders import PAID_STATUSES as PAID
 from shopsvc.validation import orders as validation
 from shopsvc.validation.orders import ARRAYS, OrderInput
@@ -197,26 +197,28 @@ class OrderBatch:
                 if item.values.get("sku"):
                     skus.add(item.values["sku"].lower())
         conn = self.ctx.conn
-        self._orders = {row["id"]: row for row in sql.lock_orders(conn, edit_ids)}
+        self._orders = {row["id"]: row for row in order_lookups_sql.lock_orders(conn, edit_ids)}
         if creates and set(edit_ids) - set(self._orders):
-            self._highest_order = sql.highest_order_id(conn)
-        for line in sql.line_items(conn, list(self._orders)):
+            self._highest_order = order_lookups_sql.highest_order_id(conn)
+        for line in order_lookups_sql.line_items(conn, list(self._orders)):
             self._lines.setdefault(line["order_id"], []).append(line)
             product_ids.add(line["variation_id"] or line["product_id"] or 0)
         customer_ids.update(row["customer_id"] for row in self._orders.values())
         customer_ids.discard(0)
         self._users = {
             row["id"]: row
-            for row in sql.users_with_profiles(conn, [i for i in customer_ids if 0 < i <= MAX_INT])
+            for row in order_lookups_sql.users_with_profiles(
+                conn, [i for i in customer_ids if 0 < i <= MAX_INT]
+            )
         }
         self._load_products(sorted(i for i in product_ids if 0 < i <= MAX_INT), sorted(skus))
         if creates:
             self._rates = tax_rates(self.ctx)
-            self._classes = order_writes_sql.tax_class_slugs(conn)
+            self._classes = order_lookups_sql.tax_class_slugs(conn)
 
     def _load_products(self, product_ids: list[int], skus: list[str]) -> None:
         conn = self.ctx.conn
-        loaded = sql.products_with_families(conn, product_ids, skus)
+        loaded = order_lookups_sql.products_with_families(conn, product_ids, skus)
         asked, lowered = set(product_ids), set(skus)
         named = [row for row in loaded if row["id"] in asked or row["sku_lower"] in lowered]
         found = {row["id"]: row for row in loaded}
@@ -229,7 +231,7 @@ class OrderBatch:
                 self._children.setdefault(row["parent_id"], []).append(row["id"])
         self._covered |= set(found)
         variations = [i for i, row in found.items() if row["type"] == "variation"]
-        for value in sql.variation_values(conn, variations):
+        for value in order_lookups_sql.variation_values(conn, variations):
             self._values.setdefault(value["variation_id"], {})[value["attribute_key"]] = value[
                 "value"
             ]

@@ -16,8 +16,9 @@ from shopsvc.domain import catalog, pricing, tax
 from shopsvc.domain.tax import Address, TaxRate
 from shopsvc.domain.totals import price_excluding_tax, scale_line_amounts
 from shopsvc.errors import ApiError
+from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql import order_writes as sql
-from shopsvc.sql import product_writes as product_writes_sql
+from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.validation.orders import ARRAYS, ItemInput
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_totals import tax_rates
@@ -63,13 +64,13 @@ class StoredCatalog:
         self.ctx = ctx
 
     def sku_owner(self, sku: str) -> int | None:
-        return product_writes_sql.get_sku_owner(self.ctx.conn, sku)
+        return product_lookups_sql.get_sku_owner(self.ctx.conn, sku)
 
     def product(self, product_id: int) -> Row | None:
-        return sql.get_product(self.ctx.conn, product_id)
+        return order_lookups_sql.get_product(self.ctx.conn, product_id)
 
     def variations(self, parent_id: int) -> list[tuple[int, dict[str, str]]]:
-        return sql.variations_with_values(self.ctx.conn, parent_id)
+        return order_lookups_sql.variations_with_values(self.ctx.conn, parent_id)
 
     def rates(self) -> list[TaxRate]:
         return tax_rates(self.ctx)
@@ -82,7 +83,7 @@ def write_items(ctx: WriteContext, order_id: int, array: str, elements: list[Ite
         if element.id is None:
             _CREATE[kind](ctx, order_id, element.values)
             continue
-        item = sql.get_item(ctx.conn, element.id)
+        item = order_lookups_sql.get_item(ctx.conn, element.id)
         if item is None or item["order_id"] != order_id or item["item_type"] != kind:
             raise invalid_item_id()
         if element.delete:

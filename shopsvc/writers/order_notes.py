@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from shopsvc.errors import ApiError, invalid_param
-from shopsvc.sql import order_notes as notes_sql
+from shopsvc.sql import order_note_writes as order_note_writes_sql
 from shopsvc.validation.types import as_text, check_text, parse_loose_bool
 from shopsvc.writers.context import WriteContext
 
@@ -43,7 +43,9 @@ def create_note(ctx: WriteContext, order_id: int, data: dict[str, Any]) -> int:
     note = _note_text(data["note"])
     raw = data.get("customer_note")
     customer_note = False if raw is None else _customer_note(raw)
-    return notes_sql.insert_note(ctx.conn, order_id, note, ctx.now, customer_note=customer_note)
+    return order_note_writes_sql.insert_note(
+        ctx.conn, order_id, note, ctx.now, customer_note=customer_note
+    )
 
 
 def edit_note(ctx: WriteContext, note_id: int, data: dict[str, Any]) -> None:
@@ -53,8 +55,8 @@ def edit_note(ctx: WriteContext, note_id: int, data: dict[str, Any]) -> None:
         values["note"] = _note_text(data["note"])
     if data.get("customer_note") is not None:
         values["customer_note"] = _customer_note(data["customer_note"])
-    notes_sql.update_note(ctx.conn, note_id, values)
+    order_note_writes_sql.update_note(ctx.conn, note_id, values)
 
 
 def delete_note(ctx: WriteContext, note_id: int) -> None:
-    notes_sql.delete_note(ctx.conn, note_id)
+    order_note_writes_sql.delete_note(ctx.conn, note_id)

@@ -46,9 +46,10 @@ from shopsvc.domain.events import status_change_hooks
 from shopsvc.domain.orders import status_note
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.loaders.orders import ORDERS
-from shopsvc.sql import order_notes as notes_sql
+from shopsvc.sql import order_lookups as order_lookups_sql
+from shopsvc.sql import order_note_writes as order_note_writes_sql
+from shopsvc.sql import order_refund_writes as order_refund_writes_sql
 from shopsvc.sql import order_refunds as refunds_sql
-from shopsvc.sql import orders as orders_sql
 from shopsvc.validation import orders as order_validation
 from shopsvc.validation.types import MAX_INT, as_text, check_text, parse_int, truthy
 from shopsvc.writers.context import WriteContext
@@ -61,7 +62,7 @@ TRASH = "trash"
 
 
 #: Orders read with their row locked (the family's 404 when one was deleted meanwhile).
-_LOCKED_ORDERS = replace(ORDERS, fetch=orders_sql.get_for_update)
+_LOCKED_ORDERS = replace(ORDERS, fetch=order_lookups_sql.get_for_update)
 
 
 def invalid_refund(message: str) -> ApiError:
@@ -169,10 +170,10 @@ def _set_refunded(ctx: WriteContext, order: Row) -> None:
     already refunded, or trashed, stays as it is."""
     if order["status"] in (REFUNDED, TRASH):
         return
-    refunds_sql.update_order(ctx.conn, order["id"], ctx.now, status=REFUNDED)
+    order_refund_writes_sql.update_order(ctx.conn, order["id"], ctx.now, status=REFUNDED)
     ctx.events.record("order", order["id"], None, status_change_hooks(order["status"], REFUNDED))
     text = status_note(order["status"], REFUNDED)
-    notes_sql.insert_note(ctx.conn, order["id"], text, ctx.now, system=True)
+    order_note_writes_sql.insert_note(ctx.conn, order["id"], text, ctx.now, system=True)
 
 
 def _free_item_left(ctx: WriteContext, order: Row) -> bool:
@@ -220,7 +221,7 @@ def _restock(ctx: WriteContext, order_id: int, lines: list[RefundLine]) -> None:
         if moved is not None:
             stocked_id, old, new = moved
             text = f"Item #{stocked_id} stock increased from {old} to {new}."
-            notes_sql.insert_note(ctx.conn, order_id, text, ctx.now, system=True)
+            order_note_writes_sql.insert_note(ctx.conn, order_id, text, ctx.now, system=True)
 
 
 def _insert(
@@ -231,9 +232,13 @@ def _insert(
     lines: list[RefundLine],
     user_id: int | None,
 ) -> int:
-    refund_id = refunds_sql.insert_refund(ctx.conn, order["id"], amount, reason, ctx.now, user_id)
-    refunds_sql.insert_items(ctx.conn, refund_id, [_refund_item(line) for line in lines])
-    refunds_sql.update_order(ctx.conn, order["id"], ctx.now)
+    refund_id = order_refund_writes_sql.insert_refund(
+        ctx.conn, order["id"], amount, reason, ctx.now, user_id
+    )
+    order_refund_writes_sql.insert_items(
+        ctx.conn, refund_id, [_refund_item(line) for line in lines]
+    )
+    order_refund_writes_sql.update_order(ctx.conn, order["id"], ctx.now)
     ctx.events.record(
         "order", order["id"], "updated", ["shop_refund_created", "shop_order_refunded"]
     )
@@ -276,7 +281,7 @@ def refund_remainder(
     §4 step 13): a refund of the remaining amount with ``reason`` and no items; its id, or None
     when nothing is left (or the order does not exist). The order's status is the caller's: it
     is not changed here (no note either); ``updated_at`` is bumped."""
-    order = orders_sql.get_for_update(ctx.conn, order_id)
+    order = order_lookups_sql.get_for_update(ctx.conn, order_id)
     if order is None:
         return None
     remaining = remaining_amount(ctx, order)
@@ -296,14 +301,14 @@ def edit_refund(ctx: WriteContext, order: Row, refund: Row, data: dict[str, Any]
         if amount > remaining_amount(ctx, order, without=refund["id"]):
             raise invalid_refund("Invalid refund amount.")
         values["amount"] = amount
-    refunds_sql.update_refund(ctx.conn, refund["id"], values)
-    refunds_sql.update_order(ctx.conn, order["id"], ctx.now)
+    order_refund_writes_sql.update_refund(ctx.conn, refund["id"], values)
+    order_refund_writes_sql.update_order(ctx.conn, order["id"], ctx.now)
     ctx.events.record("order", order["id"], "updated")
 
 
 def delete_refund(ctx: WriteContext, order: Row, refund: Row) -> None:
     """Delete the refund and its items (the order's status stays)."""
     order = _lock(ctx, order)
-    refunds_sql.delete_refund(ctx.conn, refund["id"])
-    refunds_sql.update_order(ctx.conn, order["id"], ctx.now)
+    order_refund_writes_sql.delete_refund(ctx.conn, refund["id"])
+    order_refund_writes_sql.update_order(ctx.conn, order["id"], ctx.now)
     ctx.events.record("order", order["id"], "updated", ["shop_refund_deleted"])

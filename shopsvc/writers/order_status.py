@@ -15,9 +15,10 @@ from typing import Any
 
 from shopsvc.domain import orders as rules
 from shopsvc.domain.events import status_change_hooks
-from shopsvc.sql import order_notes as notes_sql
+from shopsvc.sql import order_lookups as order_lookups_sql
+from shopsvc.sql import order_note_writes as order_note_writes_sql
 from shopsvc.sql import order_writes as sql
-from shopsvc.sql import products as products_sql
+from shopsvc.sql import product_writes as product_writes_sql
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_refunds import refund_remainder
 from shopsvc.writers.stock import move_stock
@@ -49,7 +50,7 @@ def change_status(ctx: WriteContext, order: Row, new: str, prefix: str = "") -> 
     sql.update_order(ctx.conn, order["id"], values)
     order.update(values)
     ctx.events.record("order", order["id"], None, status_change_hooks(old, new))
-    notes_sql.insert_note(
+    order_note_writes_sql.insert_note(
         ctx.conn, order["id"], rules.status_note(old, new, prefix), ctx.now, system=True
     )
     if new in REDUCING:
@@ -78,13 +79,19 @@ def payment_complete(ctx: WriteContext, order: Row, transaction_id: str) -> None
 
 
 def _lines(ctx: WriteContext, order: Row) -> list[Row]:
-    return [i for i in sql.get_items(ctx.conn, order["id"]) if i["item_type"] == "line_item"]
+    return [
+        i
+        for i in order_lookups_sql.get_items(ctx.conn, order["id"])
+        if i["item_type"] == "line_item"
+    ]
 
 
 def _needs_processing(ctx: WriteContext, order: Row) -> bool:
     """A line whose product (still there) is not both virtual and downloadable."""
     lines = _lines(ctx, order)
-    found = sql.get_products(ctx.conn, [i["variation_id"] or i["product_id"] for i in lines])
+    found = order_lookups_sql.get_products(
+        ctx.conn, [i["variation_id"] or i["product_id"] for i in lines]
+    )
     for line in lines:
         product = found.get(line["variation_id"] or line["product_id"])
         if product is not None and not (product["virtual"] and product["downloadable"]):
@@ -120,7 +127,7 @@ def _record_sales(ctx: WriteContext, order: Row) -> None:
         return
     for line in _lines(ctx, order):
         if line["product_id"] and line["quantity"]:
-            products_sql.update_total_sales(ctx.conn, line["product_id"], line["quantity"])
+            product_writes_sql.update_total_sales(ctx.conn, line["product_id"], line["quantity"])
     sql.update_order(ctx.conn, order["id"], {"sales_recorded": True})
     order["sales_recorded"] = True
 

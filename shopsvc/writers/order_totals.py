@@ -21,6 +21,7 @@ from shopsvc.domain.totals import (
     tax_address,
 )
 from shopsvc.settings import Settings
+from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql import order_writes as sql
 from shopsvc.sql import taxes as taxes_sql
 from shopsvc.writers.context import WriteContext
@@ -180,9 +181,9 @@ def tax_item_values(line: TaxLine) -> Row:
 
 def recalculate(ctx: WriteContext, order: Row) -> None:
     """Recalculate and store the totals of ``order`` (its row, updated in place)."""
-    items = sql.get_items(ctx.conn, order["id"])
+    items = order_lookups_sql.get_items(ctx.conn, order["id"])
     found = compute_totals(
-        ctx.settings, order, items, tax_rates(ctx), sql.tax_class_slugs(ctx.conn)
+        ctx.settings, order, items, tax_rates(ctx), order_lookups_sql.tax_class_slugs(ctx.conn)
     )
     for key, values in (*found.lines, *found.shipping, *found.fees):
         sql.update_item(ctx.conn, int(key), values)

@@ -19,9 +19,10 @@ from typing import Any
 from shopsvc.domain import orders as rules
 from shopsvc.errors import ApiError
 from shopsvc.loaders.orders import order_id_is_invalid
+from shopsvc.sql import customer_writes as customer_writes_sql
 from shopsvc.sql import customers as customers_sql
+from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql import order_writes as sql
-from shopsvc.sql import orders as orders_sql
 from shopsvc.validation.orders import ARRAYS, OrderInput
 from shopsvc.writers import order_status
 from shopsvc.writers.context import WriteContext
@@ -73,7 +74,7 @@ def _write_addresses(ctx: WriteContext, order: Row, clean: OrderInput) -> None:
             values[f"{prefix}_{key}"] = value
     customer_id = order["customer_id"]
     if customer_id and (clean.billing or clean.shipping):
-        customers_sql.upsert_profile(
+        customer_writes_sql.upsert_profile(
             ctx.conn, customer_id, clean.billing or {}, clean.shipping or {}, ctx.now
         )
     sql.update_order(ctx.conn, order["id"], values)
@@ -206,8 +207,8 @@ def delete_order(ctx: WriteContext, order: Row, *, force: bool) -> bool:
     none); else move to the trash (``order.deleted``; an order already there stays as it is).
     False when a forced delete found nothing to delete."""
     if force:
-        return orders_sql.delete_order(ctx.conn, order["id"])
-    if orders_sql.update_to_trash(ctx.conn, order["id"], ctx.now):
+        return sql.delete_order(ctx.conn, order["id"])
+    if sql.update_to_trash(ctx.conn, order["id"], ctx.now):
         ctx.events.record("order", order["id"], "deleted", ["shop_trash_order"])
     return True
 
@@ -215,7 +216,9 @@ def delete_order(ctx: WriteContext, order: Row, *, force: bool) -> bool:
 def _load(ctx: WriteContext, order_id: int, *, lock: bool = False) -> Row:
     """The order's row (``lock``: locked until the transaction ends)."""
     order = (
-        orders_sql.get_for_update(ctx.conn, order_id) if lock else sql.get_order(ctx.conn, order_id)
+        order_lookups_sql.get_for_update(ctx.conn, order_id)
+        if lock
+        else order_lookups_sql.get_order(ctx.conn, order_id)
     )
     if order is None:
         raise order_id_is_invalid()

@@ -7,6 +7,7 @@ from typing import Any
 
 from shopsvc.domain import catalog
 from shopsvc.errors import ApiError
+from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation.products import MAX_SLUG_BASE, AttributeInput
 from shopsvc.writers.context import WriteContext
@@ -16,9 +17,13 @@ def write_attributes(ctx: WriteContext, product_id: int, items: list[AttributeIn
     """Replace the product's attributes: a ``slug`` naming a registered attribute makes a global
     attribute (options are term names; missing terms are created; dropped when no option
     remains), otherwise a custom one (needs ``options``). Sorted by position."""
-    registered = sql.get_global_attributes(ctx.conn, [i.slug for i in items if i.slug])
+    registered = product_lookups_sql.get_global_attributes(
+        ctx.conn, [i.slug for i in items if i.slug]
+    )
     terms_by_attribute: dict[int, list[dict[str, Any]]] = {}
-    for term in sql.get_attribute_terms(ctx.conn, [a["id"] for a in registered.values()]):
+    for term in product_lookups_sql.get_attribute_terms(
+        ctx.conn, [a["id"] for a in registered.values()]
+    ):
         terms_by_attribute.setdefault(term["attribute_id"], []).append(term)
     chosen: dict[str, sql.AttributeRow] = {}
     for item in items:
@@ -59,12 +64,14 @@ def _term_id(ctx: WriteContext, attribute_id: int, option: str, known: list[dict
         if found is not None:
             return found
         base = (catalog.slugify_name(option) or "term")[:MAX_SLUG_BASE]
-        unique = catalog.unique_slug(base, sql.get_term_slugs_like(ctx.conn, attribute_id, base))
+        unique = catalog.unique_slug(
+            base, product_lookups_sql.get_term_slugs_like(ctx.conn, attribute_id, base)
+        )
         term_id = sql.insert_attribute_term(ctx.conn, attribute_id, option, unique)
         if term_id is not None:
             known.append({"id": term_id, "name": option, "slug": unique})
             return term_id
-        known[:] = sql.get_attribute_terms(ctx.conn, [attribute_id])
+        known[:] = product_lookups_sql.get_attribute_terms(ctx.conn, [attribute_id])
     raise ApiError(  # pragma: no cover - three lost races in a row
         "shop_api_cannot_create_product", f'Could not create the term "{option}".', 400
     )

@@ -58,6 +58,7 @@ from shopsvc.errors import ApiError, Sequential, invalid_param
 from shopsvc.loaders.base import Caller
 from shopsvc.loaders.products import PRODUCTS
 from shopsvc.sql import product_batch as sql
+from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.sql.products import CATALOG_VISIBLE
 from shopsvc.validation import products as validation
 from shopsvc.validation.products import ImagesInput
@@ -189,12 +190,12 @@ class ProductBatch:
             if isinstance(images, ImagesInput):
                 media_ids.update(item.id for item in images.items if item.id)
         self._sku_keys = {sku.lower() for sku in lookups}
-        for row in sql.get_live_skus(conn, self._sku_keys):
+        for row in product_lookups_sql.get_live_skus(conn, self._sku_keys):
             self._live_skus.setdefault(row["key"], []).append(row["id"])
         # a SKU's owner is an edit target (its lowest id, as get_sku_owner picks)
         ids.update(owners[0] for owners in self._live_skus.values())
-        self._rows = sql.get_rows(conn, ids)
-        self._row_terms = sql.get_terms_of(conn, self._rows)
+        self._rows = product_lookups_sql.get_rows(conn, ids)
+        self._row_terms = product_lookups_sql.get_terms_of(conn, self._rows)
         for element, clean in cleaned:
             product_id, sku = validation.bulk_target(element)
             if sku:
@@ -207,11 +208,11 @@ class ProductBatch:
             elif not product_id:
                 bases.add(create_slug_base(clean))
         self._slug_bases = bases
-        self._slugs = dict(sql.get_slugs_like_any(conn, bases))
-        self._term_taxonomies = sql.get_term_taxonomies(conn, term_ids)
-        self._shipping = sql.get_shipping_classes(conn, shipping)
-        self._tax_classes = sql.get_tax_class_slugs(conn, tax_classes)
-        self._media = sql.get_media_ids(conn, media_ids)
+        self._slugs = dict(product_lookups_sql.get_slugs_like_any(conn, bases))
+        self._term_taxonomies = product_lookups_sql.get_term_taxonomies(conn, term_ids)
+        self._shipping = product_lookups_sql.get_shipping_classes(conn, shipping)
+        self._tax_classes = product_lookups_sql.get_tax_class_slugs(conn, tax_classes)
+        self._media = product_lookups_sql.get_media_ids(conn, media_ids)
 
     def _clean(self, element: dict[str, Any]) -> dict[str, Any] | None:
         """``clean_product`` of the element, computed once (its error kept for the plan)."""
@@ -277,7 +278,11 @@ class ProductBatch:
     def _fetch(self, conn: Any, product_id: int) -> Row | None:
         """The loaded row of ``product_id`` (the record validation's ``fetch``)."""
         row = self._rows.get(product_id)
-        if row is None and self._creates and self._last_id() < product_id <= sql.MAX_ID:
+        if (
+            row is None
+            and self._creates
+            and self._last_id() < product_id <= product_lookups_sql.MAX_ID
+        ):
             raise Sequential(f"product {product_id} may be one this bulk creates")
         return row
 
@@ -285,7 +290,7 @@ class ProductBatch:
         """The largest id before this bulk (read once, only when an id is not found after a
         create: a one-by-one run would find a product an earlier element created)."""
         if self._last is None:
-            self._last = sql.get_last_id(self.ctx.conn)
+            self._last = product_lookups_sql.get_last_id(self.ctx.conn)
         return self._last
 
     def _plan_create(self, element: dict[str, Any]) -> Plan:

@@ -17,8 +17,8 @@ from typing import Any
 from shopsvc.domain import catalog
 from shopsvc.domain.events import product_hook
 from shopsvc.errors import ApiError, invalid_param
+from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.sql import product_writes as sql
-from shopsvc.sql import products as products_sql
 from shopsvc.validation.products import DEFAULT_TITLE, slug_base
 from shopsvc.writers import fields, variations
 from shopsvc.writers.context import WriteContext
@@ -46,9 +46,9 @@ PLAIN_META = ("featured", "sold_individually", "reviews_allowed", "purchase_note
 def create_product(ctx: WriteContext, kind: str, clean: dict[str, Any]) -> int:
     """A new product of type ``kind`` from its clean write fields; its id."""
     base = create_slug_base(clean)
-    slug = catalog.unique_slug(base, sql.get_slugs_like(ctx.conn, base))
+    slug = catalog.unique_slug(base, product_lookups_sql.get_slugs_like(ctx.conn, base))
     product_id = sql.insert_product(ctx.conn, create_values(kind, clean, slug, ctx.now))
-    row = sql.get_product(ctx.conn, product_id)
+    row = product_lookups_sql.get_product(ctx.conn, product_id)
     assert row is not None
     _save(ctx, row, clean)
     ctx.events.record("product", product_id, "created", [product_hook("new", False)])
@@ -81,7 +81,7 @@ def edit_product(
 ) -> None:
     """Edit the product (not a variation: :func:`variations.edit_variation`) ``product_id``,
     already loaded by the view; ``kind`` is the new type, if one was sent."""
-    row = sql.get_product(ctx.conn, product_id, lock=True)
+    row = product_lookups_sql.get_product(ctx.conn, product_id, lock=True)
     if row is None:  # pragma: no cover - loaded by the view
         raise ApiError("shop_api_no_product_found", f"No product found with ID {product_id}")
     if kind is not None:
@@ -89,7 +89,7 @@ def edit_product(
     changes: dict[str, Any] = {"title": clean["title"]} if "title" in clean else {}
     base = edit_slug_base(row, clean)
     if base is not None:
-        taken = sql.get_slugs_like(ctx.conn, base, exclude=product_id)
+        taken = product_lookups_sql.get_slugs_like(ctx.conn, base, exclude=product_id)
         changes["slug"] = catalog.unique_slug(base, taken)
     changes.update(edit_texts(clean))
     previous_title = row["title"]
@@ -121,12 +121,12 @@ def delete_product(ctx: WriteContext, row: Row, *, force: bool) -> None:
     already there stays as it is). A variation's variable parent's stock status follows."""
     product_id = row["id"]
     if force:
-        if not products_sql.delete_product(ctx.conn, product_id):
+        if not sql.delete_product(ctx.conn, product_id):
             raise ApiError("shop_api_cannot_delete_product", "This product cannot be deleted.", 500)
     elif row["status"] == "trash":
         return
     else:
-        products_sql.update_to_trash(ctx.conn, product_id, ctx.now)
+        sql.update_to_trash(ctx.conn, product_id, ctx.now)
         ctx.events.record("product", product_id, "deleted")
     if row["type"] == "variation":
         sync_variable_parent(ctx, row["parent_id"])
@@ -185,13 +185,13 @@ def _restore(ctx: WriteContext, row: Row, status: str) -> None:
     """A non-trash status on a trashed product restores it (and its trashed variations), unless
     a SKU of theirs now belongs to another live product (decisions.md §7)."""
     product_id = row["id"]
-    variation_skus = sql.get_trashed_variation_skus(ctx.conn, product_id)
+    variation_skus = product_lookups_sql.get_trashed_variation_skus(ctx.conn, product_id)
     exclude = [product_id, *(i for i, _ in variation_skus)]
     skus = [s for s in [row["sku"], *(s for _, s in variation_skus)] if s]
     if len({s.lower() for s in skus}) < len(skus):
         raise fields.sku_exists()
     for sku in skus:
-        if sql.get_sku_owner(ctx.conn, sku, exclude) is not None:
+        if product_lookups_sql.get_sku_owner(ctx.conn, sku, exclude) is not None:
             raise fields.sku_exists()
     if not sql.update_from_trash(ctx.conn, product_id, status, ctx.now):
         raise fields.sku_exists()
@@ -200,13 +200,15 @@ def _restore(ctx: WriteContext, row: Row, status: str) -> None:
 def _parent(ctx: WriteContext, product_id: int, parent_id: int) -> int | None:
     if parent_id == 0:
         return None
-    if parent_id == product_id or not sql.get_existing_ids(ctx.conn, [parent_id]):
+    if parent_id == product_id or not product_lookups_sql.get_existing_ids(ctx.conn, [parent_id]):
         raise invalid_param("product.parent_id", f"no product with ID {parent_id}")
     return parent_id
 
 
 def _terms(ctx: WriteContext, product_id: int, taxonomy: str, ids: list[int], field: str) -> None:
-    check_terms(taxonomy, ids, sql.get_existing_term_ids(ctx.conn, taxonomy, ids), field)
+    check_terms(
+        taxonomy, ids, product_lookups_sql.get_existing_term_ids(ctx.conn, taxonomy, ids), field
+    )
     sql.update_terms(ctx.conn, product_id, taxonomy, ids)
 
 

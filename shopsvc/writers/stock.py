@@ -11,7 +11,8 @@ from shopsvc.domain import stock
 from shopsvc.domain.events import stock_hook
 from shopsvc.errors import invalid_param
 from shopsvc.settings import Settings
-from shopsvc.sql import products as products_sql
+from shopsvc.sql import product_lookups as product_lookups_sql
+from shopsvc.sql import product_writes as product_writes_sql
 from shopsvc.validation.types import MAX_INT, MIN_INT
 from shopsvc.writers.context import WriteContext
 
@@ -47,7 +48,7 @@ def variations_status(ctx: WriteContext, product_id: int, parent: stock.StockSta
     """The status of the variable product ``product_id`` whose stock is ``parent``, from its
     live variations."""
     return stock.variable_parent_status(
-        [_stored(v) for v in products_sql.get_variation_stock(ctx.conn, product_id)],
+        [_stored(v) for v in product_lookups_sql.get_variation_stock(ctx.conn, product_id)],
         parent,
         store_manages=ctx.settings.manage_stock,
         threshold=ctx.settings.out_of_stock_threshold,
@@ -114,12 +115,12 @@ def sync_variable_parent(ctx: WriteContext, parent_id: int | None) -> None:
     that remain."""
     if not parent_id:
         return
-    parent = products_sql.get_stock_row(ctx.conn, parent_id)
+    parent = product_lookups_sql.get_stock_row(ctx.conn, parent_id)
     if parent is None or parent["type"] != "variable":
         return
     status = variations_status(ctx, parent_id, _stored(parent))
     if status != parent["stock_status"]:
-        products_sql.update_stock_status(ctx.conn, parent_id, status)
+        product_writes_sql.update_stock_status(ctx.conn, parent_id, status)
 
 
 def stock_source(
@@ -161,11 +162,13 @@ def move_stock(ctx: WriteContext, product_id: int, delta: int) -> tuple[int, int
     an unmanaged product, a product that no longer exists)."""
     if not ctx.settings.manage_stock:
         return None
-    row = stock_source(product_id, lambda i: products_sql.get_stock_row(ctx.conn, i, lock=True))
+    row = stock_source(
+        product_id, lambda i: product_lookups_sql.get_stock_row(ctx.conn, i, lock=True)
+    )
     if row is None:
         return None
     old, new, status = stock_moved(row, delta, ctx.settings.out_of_stock_threshold)
-    products_sql.update_stock(ctx.conn, row["id"], new, status)
+    product_writes_sql.update_stock(ctx.conn, row["id"], new, status)
     if new != old:
         ctx.events.record("product", row["id"], None, [stock_hook(row["type"] == "variation")])
     # A variable parent's status follows its variations (which may sell from its stock).

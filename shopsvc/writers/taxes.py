@@ -14,6 +14,7 @@ from typing import Any
 from shopsvc.domain.tax import tax_class_slug
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.loaders.taxes import STANDARD_TAX_CLASS
+from shopsvc.sql import tax_writes as tax_writes_sql
 from shopsvc.sql import taxes as taxes_sql
 from shopsvc.validation.taxes import MAX_TEXT
 from shopsvc.writers.context import WriteContext
@@ -91,11 +92,13 @@ def write_rates(ctx: WriteContext, plans: Sequence[RatePlan]) -> list[int]:
     written in one insert (rates and locations get their ids in plan order, as one plan after
     the other would give them). The rates' ids, in plan order."""
     created = iter(
-        taxes_sql.insert_rates(ctx.conn, [plan.values for plan in plans if plan.rate_id is None])
+        tax_writes_sql.insert_rates(
+            ctx.conn, [plan.values for plan in plans if plan.rate_id is None]
+        )
     )
     ids = [next(created) if plan.rate_id is None else plan.rate_id for plan in plans]
     edits = [(plan.rate_id, plan.values) for plan in plans if plan.rate_id is not None]
-    taxes_sql.update_rates(ctx.conn, edits)
+    tax_writes_sql.update_rates(ctx.conn, edits)
     replaced = [
         (plan.rate_id, kind)
         for plan in plans
@@ -108,7 +111,7 @@ def write_rates(ctx: WriteContext, plans: Sequence[RatePlan]) -> list[int]:
         for kind, codes in plan.locations.items()
         for code in codes
     ]
-    taxes_sql.write_locations(ctx.conn, replaced, rows)
+    tax_writes_sql.write_locations(ctx.conn, replaced, rows)
     return ids
 
 
@@ -124,7 +127,7 @@ def edit_rate(ctx: WriteContext, current: dict[str, Any], clean: dict[str, Any])
 
 def delete_rate(ctx: WriteContext, rate_id: int) -> None:
     """Delete the rate; 401 ``shop_api_cannot_delete_tax`` when nothing was deleted."""
-    if not taxes_sql.delete_rate(ctx.conn, rate_id):
+    if not tax_writes_sql.delete_rate(ctx.conn, rate_id):
         raise ApiError("shop_api_cannot_delete_tax", "Could not delete the tax rate.", 401)
 
 
@@ -152,7 +155,7 @@ def create_class(ctx: WriteContext, name: str) -> dict[str, Any]:
     conflict = _class_conflict(ctx, name, slug)
     if conflict is not None:
         raise conflict
-    if not taxes_sql.insert_class(ctx.conn, slug, name):
+    if not tax_writes_sql.insert_class(ctx.conn, slug, name):
         # A unique index refused it: a concurrent request created the same name or slug.
         raise _class_conflict(ctx, name, slug) or _slug_exists()
     return {"slug": slug, "name": name}
@@ -163,5 +166,5 @@ def delete_class(ctx: WriteContext, slug: str) -> None:
     ``shop_api_cannot_delete_tax_class`` for the built-in class or a class that does not
     exist."""
     slug = tax_class_slug(slug)
-    if slug in ("", STANDARD_TAX_CLASS["slug"]) or not taxes_sql.delete_class(ctx.conn, slug):
+    if slug in ("", STANDARD_TAX_CLASS["slug"]) or not tax_writes_sql.delete_class(ctx.conn, slug):
         raise ApiError("shop_api_cannot_delete_tax_class", "Could not delete the tax class.", 401)

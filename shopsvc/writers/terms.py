@@ -17,6 +17,7 @@ from shopsvc.domain.catalog import slugify_name, unique_slug
 from shopsvc.errors import ApiError
 from shopsvc.loaders.terms import TermFamily
 from shopsvc.sql import media as media_sql
+from shopsvc.sql import term_writes as term_writes_sql
 from shopsvc.sql import terms as terms_sql
 from shopsvc.sql.terms import Scope
 from shopsvc.validation.terms import MAX_SLUG, ImageRef
@@ -127,8 +128,8 @@ def _write(
         if from_id:  # a placeholder no slug can collide with, replaced below
             values = {**values, "slug": f"-{uuid.uuid4().hex}"}
         if term_id is None:
-            written = terms_sql.insert(conn, scope, values)
-        elif terms_sql.update(conn, scope, term_id, values):
+            written = term_writes_sql.insert(conn, scope, values)
+        elif term_writes_sql.update(conn, scope, term_id, values):
             written = term_id
         else:
             written = None
@@ -136,7 +137,7 @@ def _write(
             if from_id:
                 base = str(written)
                 taken = terms_sql.slugs_like(conn, scope, base, written)
-                terms_sql.update(conn, scope, written, {"slug": unique_slug(base, taken)})
+                term_writes_sql.update(conn, scope, written, {"slug": unique_slug(base, taken)})
             return written
         if not generated:
             break
@@ -206,5 +207,5 @@ def edit_term(
 def delete_term(ctx: WriteContext, family: TermFamily, scope: Scope, term_id: int) -> None:
     """Delete the term (its children move up, products stop using it); the family's 401 when
     nothing was deleted."""
-    if not terms_sql.delete(ctx.conn, scope, term_id):
+    if not term_writes_sql.delete(ctx.conn, scope, term_id):
         raise family.cannot_delete()

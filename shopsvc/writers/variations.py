@@ -8,6 +8,7 @@ from typing import Any
 
 from shopsvc.domain import catalog
 from shopsvc.domain.events import product_hook
+from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation import products as validation
 from shopsvc.validation.products import OptionInput
@@ -24,11 +25,15 @@ def upsert_variations(ctx: WriteContext, parent: Row, items: list[dict[str, Any]
     """Upsert the variations: ``id`` of a variation of this product edits it, anything else
     creates one; the array index is the menu order. Each element is validated as it is
     reached."""
-    parent_attributes = sql.get_product_attributes(ctx.conn, parent["id"])
+    parent_attributes = product_lookups_sql.get_product_attributes(ctx.conn, parent["id"])
     for index, raw in enumerate(items):
         field = f"product.variations[{index}]"
         clean = validation.clean_variation(raw, field)
-        row = sql.get_product(ctx.conn, clean["id"], lock=True) if clean["id"] else None
+        row = (
+            product_lookups_sql.get_product(ctx.conn, clean["id"], lock=True)
+            if clean["id"]
+            else None
+        )
         created = not (
             row is not None and row["type"] == "variation" and row["parent_id"] == parent["id"]
         )
@@ -45,9 +50,11 @@ def upsert_variations(ctx: WriteContext, parent: Row, items: list[dict[str, Any]
 def edit_variation(ctx: WriteContext, variation_id: int, clean: dict[str, Any]) -> None:
     """``PUT /products/<variation id>`` with the variation write fields (``clean``); then the
     parent's stock status follows."""
-    row = sql.get_product(ctx.conn, variation_id, lock=True)
+    row = product_lookups_sql.get_product(ctx.conn, variation_id, lock=True)
     assert row is not None and row["type"] == "variation"  # validated by the view
-    parent = sql.get_product(ctx.conn, row["parent_id"]) if row["parent_id"] else None
+    parent = (
+        product_lookups_sql.get_product(ctx.conn, row["parent_id"]) if row["parent_id"] else None
+    )
     changes: dict[str, Any] = {}
     if clean["visible"] is not None:
         changes["status"] = "publish" if clean["visible"] else "private"
@@ -55,14 +62,14 @@ def edit_variation(ctx: WriteContext, variation_id: int, clean: dict[str, Any]) 
         parent = {"id": 0, "title": row["title"], "type": "variable"}
         parent_attributes: list[dict[str, Any]] = []
     else:
-        parent_attributes = sql.get_product_attributes(ctx.conn, parent["id"])
+        parent_attributes = product_lookups_sql.get_product_attributes(ctx.conn, parent["id"])
     _save_variation(ctx, row, parent, parent_attributes, clean, changes, "product")
     sync_variable_parent(ctx, parent["id"])
 
 
 def rename_variations(ctx: WriteContext, product_id: int, old: str, new: str) -> None:
     """A variable product's new title carries over to its variations' titles."""
-    for variation_id, title in sql.get_variation_titles(ctx.conn, product_id):
+    for variation_id, title in product_lookups_sql.get_variation_titles(ctx.conn, product_id):
         if title.startswith(old):
             sql.update_product(ctx.conn, variation_id, {"title": new + title[len(old) :]})
 
@@ -72,7 +79,9 @@ def default_attributes(
 ) -> list[dict[str, str]]:
     """A variable product's ``default_attributes`` as stored: ``{slug, option}`` of each element
     naming a variation attribute of the product with a value."""
-    values = _variation_values(sql.get_product_attributes(ctx.conn, product_id), options)
+    values = _variation_values(
+        product_lookups_sql.get_product_attributes(ctx.conn, product_id), options
+    )
     return [{"slug": key, "option": value} for key, value in values.items() if value]
 
 
@@ -88,7 +97,7 @@ def _new_variation(ctx: WriteContext, parent: Row, index: int, visible: bool | N
         "created_at": ctx.now,
         "updated_at": ctx.now,
     }
-    row = sql.get_product(ctx.conn, sql.insert_product(ctx.conn, values))
+    row = product_lookups_sql.get_product(ctx.conn, sql.insert_product(ctx.conn, values))
     assert row is not None
     return row
 
@@ -128,7 +137,7 @@ def _save_variation(
         values = _variation_values(parent_attributes, clean["attributes"])
         sql.update_variation_values(ctx.conn, variation_id, values)
     else:
-        values = sql.get_variation_values(ctx.conn, variation_id)
+        values = product_lookups_sql.get_variation_values(ctx.conn, variation_id)
     changes["title"] = _title(parent["title"], parent_attributes, values)
     changes.update(stock_changes(ctx, row, clean, field))
     changes["updated_at"] = ctx.now
@@ -143,7 +152,7 @@ def _save_variation(
 def _untrash(ctx: WriteContext, row: Row, status: str) -> None:
     """A trashed variation made visible again: its SKU must still be free."""
     sku = row["sku"]
-    if sku and sql.get_sku_owner(ctx.conn, sku, [row["id"]]) is not None:
+    if sku and product_lookups_sql.get_sku_owner(ctx.conn, sku, [row["id"]]) is not None:
         raise fields.sku_exists()
     values = {"status": status, "status_before_trash": None}
     if not sql.update_product_guarded(ctx.conn, row["id"], values):

@@ -17,6 +17,7 @@ from shopsvc.auth import key_cache as keycache
 from shopsvc.auth.key_cache import KeyCache
 from shopsvc.db.engine import make_engine
 from shopsvc.sql import auth as auth_sql
+from shopsvc.sql import auth_writes as auth_writes_sql
 from shopsvc.sql.common import listen_statement
 from shopsvc.sql.tables import api_keys, users
 from shopsvc.testing.databases import scratch_postgres
@@ -101,7 +102,7 @@ def test_last_access_written_once_a_minute_keeps_the_entry(
 @pytest.mark.parametrize(
     "deleted",
     [
-        lambda conn, who: auth_sql.delete_key(conn, who.key_id),  # revoke-key
+        lambda conn, who: auth_writes_sql.delete_key(conn, who.key_id),  # revoke-key
         lambda conn, who: conn.execute(sa.delete(users).where(users.c.id == who.user_id)),
     ],
     ids=["key revoked", "user deleted (its keys with it)"],
@@ -194,7 +195,7 @@ def test_a_lost_listener_drops_the_keys_and_listens_again(
         )
         assert ended and all(ended)  # this app's listener and other apps' of the session
         # revoked while nobody listens: no notification reaches the process
-        assert auth_sql.delete_key(conn, admin.key_id)
+        assert auth_writes_sql.delete_key(conn, admin.key_id)
     deadline = time.monotonic() + 10
     while cache.listening and time.monotonic() < deadline:
         time.sleep(0.01)

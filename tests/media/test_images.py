@@ -24,9 +24,11 @@ from webtest import TestApp
 
 from shopsvc.errors import ApiError
 from shopsvc.media import images as media
+from shopsvc.media import storage
 from shopsvc.media.images import download_image, media_url, placeholder_url, sniff, title_from_url
 from shopsvc.outbound import addresses
 from shopsvc.sql import media as media_sql
+from shopsvc.sql import media_writes as media_writes_sql
 from shopsvc.sql.tables import media as media_table
 from shopsvc.web.request import ShopRequest as Request
 from shopsvc.web.transaction import transaction_tween_factory
@@ -516,7 +518,7 @@ def test_commit_keeps_the_stored_file(
 
 
 def test_cleanup_tolerates_a_file_already_gone(tmp_path: Path) -> None:
-    media.delete_file(tmp_path / "gone.png")  # no error
+    storage.delete_file(tmp_path / "gone.png")  # no error
 
 
 @pytest.mark.parametrize("outcome", ["error response", "exception"])
@@ -546,8 +548,8 @@ def test_transaction_tween_deletes_files_of_a_failed_request(
 
 def test_sql_media_rows(engine: sa.Engine) -> None:
     with engine.begin() as conn:
-        first = media_sql.insert(conn, {"file": "2024/01/a.png", "mime_type": "image/png"})
-        second = media_sql.insert(
+        first = media_writes_sql.insert(conn, {"file": "2024/01/a.png", "mime_type": "image/png"})
+        second = media_writes_sql.insert(
             conn, {"file": "2024/01/b.jpg", "mime_type": "image/jpeg", "title": "B", "alt": "b"}
         )
         statements: list[str] = []
@@ -559,10 +561,10 @@ def test_sql_media_rows(engine: sa.Engine) -> None:
         assert found[first]["title"] == "" and found[first]["source_url"] == ""
         assert media_sql.get_many(conn, []) == {}
         assert media_sql.exists(conn, first) and not media_sql.exists(conn, 999_999)
-        assert media_sql.update_text(conn, first, title="New")
-        assert media_sql.update_text(conn, first, alt="Alt text")
-        assert media_sql.update_text(conn, first)
-        assert not media_sql.update_text(conn, 999_999, title="x")
+        assert media_writes_sql.update_text(conn, first, title="New")
+        assert media_writes_sql.update_text(conn, first, alt="Alt text")
+        assert media_writes_sql.update_text(conn, first)
+        assert not media_writes_sql.update_text(conn, 999_999, title="x")
         assert not media_sql.exists(conn, 2**40)
         row = media_sql.get(conn, first)
         assert row is not None and (row["title"], row["alt"]) == ("New", "Alt text")

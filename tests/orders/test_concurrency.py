@@ -23,7 +23,7 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.sql import order_refunds as refunds_sql
+from shopsvc.sql import order_refund_writes as order_refund_writes_sql
 from shopsvc.sql.tables import order_notes, order_refunds, products
 from shopsvc.writers import order_status
 from tests.helpers.api import Credentials, authorised
@@ -141,8 +141,8 @@ def test_two_refunds_never_exceed_the_total(
     order = create(first, line_items=[{"product_id": mug, "quantity": 3}])
     order = edit(first, order["id"], payment_details=PAYMENT)
     assert (order["status"], order["total"]) == ("processing", "30.00")
-    meeting = Rendezvous(refunds_sql.insert_refund)
-    monkeypatch.setattr(refunds_sql, "insert_refund", meeting)
+    meeting = Rendezvous(order_refund_writes_sql.insert_refund)
+    monkeypatch.setattr(order_refund_writes_sql, "insert_refund", meeting)
     url = f"{URL}/{order['id']}/refunds"
 
     def refund(client: TestApp) -> Callable[[], Any]:
@@ -176,8 +176,8 @@ def test_two_refunds_of_the_whole_remainder_refund_once(
     first, second = clients
     order = create(first, line_items=[{"product_id": mug, "quantity": 3}])
     order = edit(first, order["id"], payment_details=PAYMENT)
-    meeting = Rendezvous(refunds_sql.insert_refund)
-    monkeypatch.setattr(refunds_sql, "insert_refund", meeting)
+    meeting = Rendezvous(order_refund_writes_sql.insert_refund)
+    monkeypatch.setattr(order_refund_writes_sql, "insert_refund", meeting)
     url = f"{URL}/{order['id']}"
 
     def refund_all(client: TestApp) -> Callable[[], Any]:

@@ -194,7 +194,7 @@ def run(
     through an app with the ``shop`` settings when given)
     and return what came of it."""
     monkeypatch.setattr("shopsvc.web.contexts.utc_now", lambda: FROZEN)
-    monkeypatch.setattr("shopsvc.sql.media.utc_now", lambda: FROZEN)
+    monkeypatch.setattr("shopsvc.sql.media_writes.utc_now", lambda: FROZEN)
     real_batch = product_writes._batch
     written: list[int] = []
     real_write = product_batch.ProductBatch.write

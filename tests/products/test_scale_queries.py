@@ -10,6 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from shopsvc.cli.dba import Explain
+from shopsvc.sql import product_data as product_data_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import product_terms, products
@@ -155,7 +156,7 @@ def test_sqlite_finds_a_products_terms_by_the_product(engine: sa.Engine) -> None
     the store walked by taxonomy and looked up among the product's terms."""
     if engine.dialect.name != "sqlite":
         pytest.skip("SQLite's plan")
-    plan = _sqlite_plan(engine, products_sql._listed_terms([1]))
+    plan = _sqlite_plan(engine, product_data_sql._listed_terms([1]))
     assert "product_terms USING COVERING INDEX sqlite_autoindex_product_terms_1 (product_id=?)" in (
         plan
     ), plan
@@ -169,7 +170,7 @@ def test_sqlite_finds_a_familys_rows_by_parent_not_by_type(engine: sa.Engine) ->
     on ``type`` for the variable or grouped children and walked every such product."""
     if engine.dialect.name != "sqlite":
         pytest.skip("SQLite's plan")
-    plan = _sqlite_plan(engine, products_sql.family_query([1, 2]))
+    plan = _sqlite_plan(engine, product_data_sql.family_query([1, 2]))
     assert "ix_products_listing" not in plan, plan
     assert "USING INDEX ix_products_parent (parent_id=?)" in plan, plan
 

@@ -17,7 +17,7 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.sql import product_writes
+from shopsvc.sql import product_lookups
 from shopsvc.sql.tables import attribute_terms, products
 from tests.helpers.api import error
 from tests.helpers.products import URL, seed_attribute
@@ -85,7 +85,7 @@ def _post(sku: str, **fields: Any) -> Callable[[TestApp], Any]:
 @pytest.fixture
 def without_check(monkeypatch: pytest.MonkeyPatch) -> None:
     """Switch the SKU check off: only the unique index stands in the way."""
-    monkeypatch.setattr(product_writes, "get_sku_owner", lambda *args, **kwargs: None)
+    monkeypatch.setattr(product_lookups, "get_sku_owner", lambda *args, **kwargs: None)
 
 
 def test_concurrent_creates_with_one_sku(app: TestApp, admin: Any, engine: sa.Engine) -> None:

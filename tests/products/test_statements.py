@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.records import products as product_records_module
-from shopsvc.sql import products as products_sql
-from shopsvc.sql.products import ProductData
+from shopsvc.sql import product_data as product_data_sql
+from shopsvc.sql.product_data import ProductData
 from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.products import URL
@@ -126,7 +126,7 @@ def test_a_pages_product_nodes_go_without_the_cyclic_collector(
     loaded: list[weakref.ref[ProductData]] = []
 
     def load_products(*args: Any, **kwargs: Any) -> dict[int, ProductData]:
-        nodes = products_sql.load_products(*args, **kwargs)
+        nodes = product_data_sql.load_products(*args, **kwargs)
         loaded.extend(weakref.ref(node) for node in nodes.values())
         return nodes
 

@@ -15,7 +15,7 @@ from psycopg.types.numeric import Int4
 
 from shopsvc.sql import orders as orders_sql
 from shopsvc.sql import prepared
-from shopsvc.sql import products as products_sql
+from shopsvc.sql import product_data as product_data_sql
 from shopsvc.sql.bundle import Bundle, ids_in
 from shopsvc.sql.prepared import PADDED_IDS_MAX, Native, Prepared, native_sql
 from shopsvc.sql.tables import orders, products
@@ -90,8 +90,10 @@ def test_bundles_and_the_record_loaders_read_the_same(engine: sa.Engine) -> None
     with engine.connect() as conn, conn.begin():
         expected = bundle.split(conn.execute(bundle.statement, {"ids": ids}))
         got = bundle.run(conn, {"ids": ids})
-        rows = products_sql.load_product_rows(conn, ids)
-        executed = [dict(row) for row in conn.execute(products_sql.family_query(ids)).mappings()]
+        rows = product_data_sql.load_product_rows(conn, ids)
+        executed = [
+            dict(row) for row in conn.execute(product_data_sql.family_query(ids)).mappings()
+        ]
     assert got == expected
     assert sorted(rows, key=lambda row: row["id"]) == sorted(executed, key=lambda r: r["id"])
 
@@ -134,8 +136,8 @@ def test_an_order_read_by_its_prepared_statement(engine: sa.Engine) -> None:
             .returning(orders.c.id)
         ).scalar_one()
     with engine.connect() as conn, conn.begin():
-        row = orders_sql.get(conn, order_id)
-        expected = dict(conn.execute(orders_sql.get_query(order_id)).mappings().one())
+        row = orders_sql.get_order_row(conn, order_id)
+        expected = dict(conn.execute(orders_sql.order_row_query(order_id)).mappings().one())
     assert row == expected
     assert row is not None and row["status"] == "pending"
 
@@ -284,7 +286,7 @@ def test_postgresql_keeps_a_generic_plan_for_a_single_product(engine: sa.Engine)
     seeded = _seed(engine)
     with engine.connect() as conn, conn.begin():
         for _ in range(15):
-            products_sql.load_products(conn, [seeded["shirt"]])
+            product_data_sql.load_products(conn, [seeded["shirt"]])
         plans = conn.execute(
             sa.text(
                 "SELECT generic_plans, custom_plans FROM pg_prepared_statements "

@@ -1,0 +1,247 @@
+"""What the order writers read before they write (``shopsvc.writers``): the order row (locked
+for a write that reads its state), its items, what a line item needs of a product or variation
+(with a variable product's variations and their values) and the store's tax class slugs; and
+what a set-based ``/orders/bulk`` (``shopsvc.writers.order_batch``) reads before its first
+element, each one statement whatever the number of elements: the targeted orders (locked, as a
+single edit locks its order), their line items, the users and profiles of the customers named,
+the products named by id or SKU with their families (parents, sibling variations), locked in one
+statement, and the variations' attribute values.
+
+Nothing here changes a row: the writes are in ``sql.order_writes`` and ``sql.order_batch``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    func,
+    or_,
+    select,
+)
+
+from shopsvc.sql.tables import (
+    customer_profiles,
+    order_items,
+    orders,
+    products,
+    tax_classes,
+    users,
+    variation_attributes,
+)
+
+Row = dict[str, Any]
+
+
+# --- the order and its items
+
+
+def get_for_update(conn: Connection, order_id: int) -> dict[str, Any] | None:
+    """The ``orders`` row ``order_id``, or None, locked until the transaction ends: a write that
+    reads the order's state (status, stock reduced, what is left to refund) and then writes from
+    it takes this lock first, so two such writes of one order run one after the other and the
+    second reads what the first committed. ``SELECT … FOR UPDATE`` on PostgreSQL (a wait bounded
+    by ``lock_timeout``: 503 ``shop_api_busy``); SQLite has no row locks, and needs none — its
+    write transactions already run one at a time (``BEGIN IMMEDIATE``)."""
+    query = select(orders).where(orders.c.id == order_id).with_for_update()
+    row = conn.execute(query).mappings().first()
+    return dict(row) if row else None
+
+
+def get_order(conn: Connection, order_id: int) -> Row | None:
+    row = conn.execute(select(orders).where(orders.c.id == order_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def get_item(conn: Connection, item_id: int) -> Row | None:
+    row = conn.execute(select(order_items).where(order_items.c.id == item_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def get_items(conn: Connection, order_id: int) -> list[Row]:
+    """Every item of the order, by id."""
+    query = select(order_items).where(order_items.c.order_id == order_id).order_by(order_items.c.id)
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+# --- products and taxes
+
+
+#: What a line item needs of a product or variation.
+LINE_PRODUCT_COLUMNS = (
+    products.c.id,
+    products.c.parent_id,
+    products.c.type,
+    products.c.status,
+    products.c.title,
+    products.c.sku,
+    products.c.regular_price,
+    products.c.sale_price,
+    products.c.sale_from,
+    products.c.sale_to,
+    products.c.tax_status,
+    products.c.tax_class,
+    products.c.virtual,
+    products.c.downloadable,
+)
+
+
+def get_product(conn: Connection, product_id: int) -> Row | None:
+    """What a line item needs of a product or variation, or None."""
+    query = select(*LINE_PRODUCT_COLUMNS).where(products.c.id == product_id)
+    row = conn.execute(query).mappings().first()
+    return dict(row) if row else None
+
+
+def get_products(conn: Connection, product_ids: Iterable[int]) -> dict[int, Row]:
+    ids = sorted(set(product_ids))
+    if not ids:
+        return {}
+    query = select(*LINE_PRODUCT_COLUMNS).where(products.c.id.in_(ids))
+    return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
+
+
+def variations_with_values(conn: Connection, parent_id: int) -> list[tuple[int, dict[str, str]]]:
+    """The variations of ``parent_id`` not in the trash, by menu order then id, each with its
+    attribute values (key → value)."""
+    query = (
+        select(products.c.id)
+        .where(
+            products.c.parent_id == parent_id,
+            products.c.type == "variation",
+            products.c.status != "trash",
+        )
+        .order_by(products.c.menu_order, products.c.id)
+    )
+    ids = [int(i) for i in conn.execute(query).scalars()]
+    values: dict[int, dict[str, str]] = {i: {} for i in ids}
+    if ids:
+        rows = conn.execute(
+            select(
+                variation_attributes.c.variation_id,
+                variation_attributes.c.attribute_key,
+                variation_attributes.c.value,
+            ).where(variation_attributes.c.variation_id.in_(ids))
+        )
+        for variation_id, key, value in rows:
+            values[variation_id][key] = value
+    return [(i, values[i]) for i in ids]
+
+
+def tax_class_slugs(conn: Connection) -> tuple[str, ...]:
+    """The store's class slugs (standard excluded) in the store's order: by name, then id."""
+    query = select(tax_classes.c.slug).order_by(tax_classes.c.name, tax_classes.c.id)
+    return tuple(conn.execute(query).scalars())
+
+
+# --- a set-based bulk's reads, before its first element
+
+
+#: What a line, its stock move and its tax source need of a product or variation.
+PRODUCT_COLUMNS = (
+    *LINE_PRODUCT_COLUMNS,
+    products.c.menu_order,
+    products.c.manage_stock,
+    products.c.stock_quantity,
+    products.c.backorders,
+    products.c.stock_status,
+)
+
+
+def lock_orders(conn: Connection, order_ids: Sequence[int]) -> list[Row]:
+    """The ``orders`` rows of ``order_ids`` that exist, locked until the transaction ends (as
+    ``sql.orders.get_for_update`` locks one)."""
+    if not order_ids:
+        return []
+    query = (
+        select(orders).where(orders.c.id.in_(sorted(set(order_ids)))).order_by(orders.c.id)
+    ).with_for_update()
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def highest_order_id(conn: Connection) -> int:
+    """The highest order id there is (0 without orders): an order a bulk creates gets a higher
+    one."""
+    return int(conn.execute(select(func.coalesce(func.max(orders.c.id), 0))).scalar_one())
+
+
+def line_items(conn: Connection, order_ids: Sequence[int]) -> list[Row]:
+    """The line items of these orders, by order then id."""
+    if not order_ids:
+        return []
+    query = (
+        select(order_items)
+        .where(order_items.c.order_id.in_(sorted(set(order_ids))))
+        .where(order_items.c.item_type == "line_item")
+        .order_by(order_items.c.order_id, order_items.c.id)
+    )
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def users_with_profiles(conn: Connection, user_ids: Sequence[int]) -> list[Row]:
+    """``id``, ``email`` and the profile (``billing``, ``shipping`` JSON; None without one) of
+    the users ``user_ids`` that exist."""
+    if not user_ids:
+        return []
+    query = (
+        select(
+            users.c.id,
+            users.c.email,
+            customer_profiles.c.billing,
+            customer_profiles.c.shipping,
+        )
+        .select_from(users.outerjoin(customer_profiles, customer_profiles.c.user_id == users.c.id))
+        .where(users.c.id.in_(sorted(set(user_ids))))
+    )
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def products_with_families(
+    conn: Connection, product_ids: Sequence[int], lowered_skus: Sequence[str]
+) -> list[Row]:
+    """The products and variations of ``product_ids`` and those whose SKU, lowered by the
+    database, is one of ``lowered_skus`` (any status: the caller applies each lookup's rule),
+    with their families -- their parents, their children and their parents' other children --
+    each with ``sku_lower``; locked, since the bulk may move their stock.
+
+    One statement, which locks every row in id order: two bulks over the same products then
+    take their locks in one order and one waits for the other. (Locking the named products and
+    then their families, in two statements, let two bulks each hold a row the other wanted
+    next: a deadlock.)"""
+    terms = []
+    if product_ids:
+        terms.append(products.c.id.in_(sorted(set(product_ids))))
+    if lowered_skus:
+        terms.append(func.lower(products.c.sku).in_(sorted(set(lowered_skus))))
+    if not terms:
+        return []
+    named = select(products.c.id).where(or_(*terms))
+    parents = select(products.c.parent_id).where(products.c.id.in_(named))
+    query = (
+        select(*PRODUCT_COLUMNS, func.lower(products.c.sku).label("sku_lower"))
+        .where(
+            or_(
+                products.c.id.in_(named),
+                products.c.id.in_(parents),
+                products.c.parent_id.in_(named),
+                products.c.parent_id.in_(parents),
+            )
+        )
+        .order_by(products.c.id)
+        .with_for_update()
+    )
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def variation_values(conn: Connection, variation_ids: Sequence[int]) -> list[Row]:
+    """``variation_id``, ``attribute_key``, ``value`` of these variations."""
+    if not variation_ids:
+        return []
+    query = select(
+        variation_attributes.c.variation_id,
+        variation_attributes.c.attribute_key,
+        variation_attributes.c.value,
+    ).where(variation_attributes.c.variation_id.in_(sorted(set(variation_ids))))
+    return [dict(row) for row in conn.execute(query).mappings()]

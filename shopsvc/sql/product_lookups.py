@@ -1,0 +1,413 @@
+"""What the product writers read before they write (``shopsvc.writers``): one product's row
+(locked for an edit) and its stock, the SKU and slug owners, which of the ids a body names exist
+(parents, terms, classes), the attributes and variation values an edit builds on; and the
+set-based forms a set-based ``/products/bulk`` (``shopsvc.writers.product_batch``) reads before
+its first element, each one statement whatever the number of elements.
+
+SKUs and shipping-class slugs are matched with the database's own ``lower()``: a set-based read
+returns each row with the key the database computed, and the caller matches it against the
+lower-cased value it asked for, as the single-row query's ``=`` would. Nothing here changes a
+row: the writes are in ``sql.product_writes`` and ``sql.product_batch``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    String,
+    and_,
+    any_,
+    bindparam,
+    column,
+    func,
+    or_,
+    select,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
+
+from shopsvc.sql.common import slugs_like
+from shopsvc.sql.products import SHIPPING_CLASS
+from shopsvc.sql.tables import (
+    Id,
+    attribute_terms,
+    attributes,
+    media,
+    product_attribute_terms,
+    product_attributes,
+    product_terms,
+    products,
+    tax_classes,
+    terms,
+    variation_attributes,
+)
+
+Row = dict[str, Any]
+
+
+# --- the product row
+
+
+def get_product(conn: Connection, product_id: int, *, lock: bool = False) -> dict[str, Any] | None:
+    """Every column of one product or variation; ``lock`` holds the row for the rest of the
+    transaction (an edit that moves stock by a delta must not race an order's stock move)."""
+    query = select(products).where(products.c.id == product_id)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).mappings().first()
+    return dict(row) if row else None
+
+
+def get_slugs_like(conn: Connection, base: str, exclude: int | None = None) -> set[str]:
+    """Slugs of products (not variations) that are ``base`` or ``base-…``."""
+    return slugs_like(conn, products.c.slug, base, products.c.type != "variation", exclude=exclude)
+
+
+def get_sku_owner(conn: Connection, sku: str, exclude: Sequence[int] = ()) -> int | None:
+    """The product or variation outside ``exclude``, not in the trash, whose SKU is ``sku``
+    (case-insensitive)."""
+    query = select(products.c.id).where(
+        func.lower(products.c.sku) == sku.lower(), products.c.status != "trash"
+    )
+    if exclude:
+        query = query.where(products.c.id.not_in(list(exclude)))
+    found = conn.execute(query.order_by(products.c.id).limit(1)).scalar()
+    return None if found is None else int(found)
+
+
+def get_trashed_variation_skus(conn: Connection, product_id: int) -> list[tuple[int, str]]:
+    """``(id, sku)`` of the product's trashed variations that have a SKU."""
+    query = select(products.c.id, products.c.sku).where(
+        products.c.parent_id == product_id,
+        products.c.type == "variation",
+        products.c.status == "trash",
+        products.c.sku.is_not(None),
+    )
+    return [(int(i), str(s)) for i, s in conn.execute(query)]
+
+
+def get_variation_titles(conn: Connection, product_id: int) -> list[tuple[int, str]]:
+    """``(id, title)`` of the product's variations (trashed ones too)."""
+    query = select(products.c.id, products.c.title).where(
+        products.c.parent_id == product_id, products.c.type == "variation"
+    )
+    return [(int(i), str(t)) for i, t in conn.execute(query.order_by(products.c.id))]
+
+
+def get_variation_stock(conn: Connection, parent_id: int) -> list[dict[str, Any]]:
+    """``{manage_stock, stock_quantity, backorders, stock_status}`` of a product's variations
+    that are published or private (the ones its stock status derives from)."""
+    query = select(
+        products.c.manage_stock,
+        products.c.stock_quantity,
+        products.c.backorders,
+        products.c.stock_status,
+    ).where(
+        products.c.parent_id == parent_id,
+        products.c.type == "variation",
+        products.c.status.in_(("publish", "private")),
+    )
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def get_stock_row(
+    conn: Connection, product_id: int, *, lock: bool = False
+) -> dict[str, Any] | None:
+    """The stock columns (and type) of one product; ``lock`` holds the row until the
+    transaction ends (``FOR UPDATE`` on PostgreSQL; SQLite serialises writers already), so a
+    quantity read to be moved cannot be moved by another transaction meanwhile."""
+    query = select(
+        products.c.id,
+        products.c.type,
+        products.c.parent_id,
+        products.c.manage_stock,
+        products.c.stock_quantity,
+        products.c.backorders,
+        products.c.stock_status,
+    ).where(products.c.id == product_id)
+    if lock:
+        query = query.with_for_update()
+    row = conn.execute(query).mappings().first()
+    return dict(row) if row else None
+
+
+# --- ids a body names
+
+
+def get_existing_ids(conn: Connection, ids: Iterable[int], *, variations: bool = False) -> set[int]:
+    """Those of ``ids`` that are products (or, with ``variations``, products or variations)."""
+    wanted = sorted({int(i) for i in ids})
+    if not wanted:
+        return set()
+    query = select(products.c.id).where(products.c.id.in_(wanted))
+    if not variations:
+        query = query.where(products.c.type != "variation")
+    return {int(i) for i in conn.execute(query).scalars()}
+
+
+def get_existing_term_ids(conn: Connection, taxonomy: str, ids: Iterable[int]) -> set[int]:
+    wanted = sorted({int(i) for i in ids})
+    if not wanted:
+        return set()
+    query = select(terms.c.id).where(terms.c.taxonomy == taxonomy, terms.c.id.in_(wanted))
+    return {int(i) for i in conn.execute(query).scalars()}
+
+
+def get_shipping_class_id(conn: Connection, slug: str) -> int | None:
+    """The shipping class whose slug is ``slug`` (case-insensitive)."""
+    query = select(terms.c.id).where(
+        terms.c.taxonomy == SHIPPING_CLASS, func.lower(terms.c.slug) == slug.lower()
+    )
+    found = conn.execute(query.order_by(terms.c.id).limit(1)).scalar()
+    return None if found is None else int(found)
+
+
+def get_tax_class_id(conn: Connection, slug: str) -> int | None:
+    """The tax class whose slug is ``slug``."""
+    found = conn.execute(select(tax_classes.c.id).where(tax_classes.c.slug == slug)).scalar()
+    return None if found is None else int(found)
+
+
+# --- attributes
+
+
+def get_global_attributes(conn: Connection, slugs: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """The global attributes of ``slugs`` (stored slugs, without ``pa_``), by slug."""
+    wanted = sorted(set(slugs))
+    if not wanted:
+        return {}
+    query = select(attributes.c.id, attributes.c.name, attributes.c.slug).where(
+        attributes.c.slug.in_(wanted)
+    )
+    return {row["slug"]: dict(row) for row in conn.execute(query).mappings()}
+
+
+def get_attribute_terms(conn: Connection, attribute_ids: Iterable[int]) -> list[dict[str, Any]]:
+    """``{id, attribute_id, name, slug}`` of every term of these attributes, by id."""
+    wanted = sorted(set(attribute_ids))
+    if not wanted:
+        return []
+    query = (
+        select(
+            attribute_terms.c.id,
+            attribute_terms.c.attribute_id,
+            attribute_terms.c.name,
+            attribute_terms.c.slug,
+        )
+        .where(attribute_terms.c.attribute_id.in_(wanted))
+        .order_by(attribute_terms.c.id)
+    )
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def get_term_slugs_like(conn: Connection, attribute_id: int, base: str) -> set[str]:
+    return slugs_like(
+        conn, attribute_terms.c.slug, base, attribute_terms.c.attribute_id == attribute_id
+    )
+
+
+def get_product_attributes(conn: Connection, product_id: int) -> list[dict[str, Any]]:
+    """The product's attributes as ``{attribute_id, name, slug (global), variation, options
+    (custom texts), terms (global: {name, slug} of the chosen terms)}``, by position."""
+    rows = [
+        dict(row)
+        for row in conn.execute(
+            select(
+                product_attributes.c.attribute_id,
+                product_attributes.c.name,
+                product_attributes.c.is_variation,
+                product_attributes.c.options,
+                attributes.c.slug,
+                attributes.c.name.label("global_name"),
+            )
+            .select_from(
+                product_attributes.outerjoin(
+                    attributes, attributes.c.id == product_attributes.c.attribute_id
+                )
+            )
+            .where(product_attributes.c.product_id == product_id)
+            .order_by(product_attributes.c.position, product_attributes.c.id)
+        ).mappings()
+    ]
+    chosen: dict[int, list[dict[str, str]]] = {}
+    for term in conn.execute(
+        select(attribute_terms.c.attribute_id, attribute_terms.c.name, attribute_terms.c.slug)
+        .select_from(
+            product_attribute_terms.join(
+                attribute_terms,
+                attribute_terms.c.id == product_attribute_terms.c.attribute_term_id,
+            )
+        )
+        .where(product_attribute_terms.c.product_id == product_id)
+        .order_by(attribute_terms.c.id)
+    ).mappings():
+        chosen.setdefault(term["attribute_id"], []).append(
+            {"name": term["name"], "slug": term["slug"]}
+        )
+    result = []
+    for row in rows:
+        try:
+            options = json.loads(row["options"] or "[]")
+        except ValueError:
+            options = []
+        result.append(
+            {
+                "attribute_id": row["attribute_id"],
+                "name": row["global_name"] or row["name"],
+                "slug": row["slug"] or "",
+                "variation": bool(row["is_variation"]),
+                "options": [str(o) for o in options] if isinstance(options, list) else [],
+                "terms": chosen.get(row["attribute_id"], []) if row["attribute_id"] else [],
+            }
+        )
+    return result
+
+
+def get_variation_values(conn: Connection, variation_id: int) -> dict[str, str]:
+    query = select(variation_attributes.c.attribute_key, variation_attributes.c.value).where(
+        variation_attributes.c.variation_id == variation_id
+    )
+    return {key: value for key, value in conn.execute(query)}
+
+
+# --- a set-based bulk's reads, before its first element
+
+
+#: The largest id a row can have (a larger one binds as -1, which finds nothing).
+MAX_ID = Id.MAX
+
+
+def get_live_skus(conn: Connection, lowered: Iterable[str]) -> list[Row]:
+    """``{id, key}`` of the products and variations not in the trash whose ``lower(sku)`` is
+    one of ``lowered`` (already lower-cased), by id; ``key`` is the database's ``lower(sku)``."""
+    wanted = sorted(set(lowered))
+    if not wanted:
+        return []
+    key = func.lower(products.c.sku)
+    query = (
+        select(products.c.id, key.label("key"))
+        .where(key.in_(wanted), products.c.status != "trash")
+        .order_by(products.c.id)
+    )
+    return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def get_rows(conn: Connection, ids: Iterable[int]) -> dict[int, Row]:
+    """Every column of the products and variations ``ids`` that exist, by id, held for the rest
+    of the transaction (as a single edit holds its row)."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    # in id order, as every bulk locks them: two bulks on the same products queue, never deadlock
+    query = (
+        select(products).where(products.c.id.in_(wanted)).order_by(products.c.id).with_for_update()
+    )
+    return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
+
+
+def get_last_id(conn: Connection) -> int:
+    """The largest product or variation id (0 when there is none): every id a new row gets is
+    above it."""
+    return int(conn.execute(select(func.coalesce(func.max(products.c.id), 0))).scalar_one())
+
+
+def get_terms_of(conn: Connection, product_ids: Iterable[int]) -> dict[int, dict[int, str]]:
+    """``{term id: taxonomy}`` of the categories and tags of each of ``product_ids`` (those with
+    none are left out)."""
+    wanted = sorted(set(product_ids))
+    if not wanted:
+        return {}
+    query = (
+        select(product_terms.c.product_id, product_terms.c.term_id, terms.c.taxonomy)
+        .select_from(product_terms.join(terms, terms.c.id == product_terms.c.term_id))
+        .where(product_terms.c.product_id.in_(wanted))
+    )
+    found: dict[int, dict[int, str]] = {}
+    for product_id, term_id, taxonomy in conn.execute(query):
+        found.setdefault(product_id, {})[term_id] = taxonomy
+    return found
+
+
+def get_slugs_like_any(conn: Connection, bases: Iterable[str]) -> dict[int, str]:
+    """``{id: slug}`` of the products (not variations) whose slug is one of ``bases`` or starts
+    with ``base-`` for one of them: every slug a new slug made from one of these bases must
+    avoid (``sql.common.slugs_like``, for many bases at once; the bases are bound as one
+    parameter, so the statement is the same for any number of them)."""
+    wanted = sorted(set(bases))
+    if not wanted:
+        return {}
+    slug = products.c.slug
+    if conn.dialect.name == "postgresql":
+        patterns = [_like_escape(base) + "-%" for base in wanted]
+        matches = or_(
+            slug == any_(bindparam("bases", wanted, type_=ARRAY(String))),
+            slug.like(any_(bindparam("patterns", patterns, type_=ARRAY(String)))),
+        )
+        query = select(products.c.id, slug).where(products.c.type != "variation", matches)
+    else:
+        # one row per base; ``base-…`` as a range the slug index serves (SQLite compares text
+        # byte by byte, and "." follows "-"): the rows ``LIKE 'base-%'`` finds, case-sensitively
+        base = func.json_each(json.dumps(wanted)).table_valued(column("value", String))
+        matches = or_(
+            slug == base.c.value,
+            and_(slug >= base.c.value.concat("-"), slug < base.c.value.concat(".")),
+        )
+        query = (
+            select(products.c.id, slug)
+            .select_from(base)
+            .join(products, matches)
+            .where(products.c.type != "variation")
+        )
+    return {product_id: found for product_id, found in conn.execute(query)}
+
+
+def _like_escape(text: str) -> str:
+    """``text`` matched literally by PostgreSQL's ``LIKE`` (its escape character: ``\\``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def get_term_taxonomies(conn: Connection, ids: Iterable[int]) -> dict[int, str]:
+    """The taxonomy of each of the terms ``ids`` that exist."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    query = select(terms.c.id, terms.c.taxonomy).where(terms.c.id.in_(wanted))
+    return {term_id: taxonomy for term_id, taxonomy in conn.execute(query)}
+
+
+def get_shipping_classes(conn: Connection, lowered: Iterable[str]) -> dict[str, int]:
+    """The shipping class of each ``lower(slug)`` of ``lowered`` that one has (the smallest id,
+    as ``get_shipping_class_id`` picks), by the database's ``lower(slug)``."""
+    wanted = sorted(set(lowered))
+    if not wanted:
+        return {}
+    key = func.lower(terms.c.slug)
+    query = (
+        select(terms.c.id, key.label("key"))
+        .where(terms.c.taxonomy == SHIPPING_CLASS, key.in_(wanted))
+        .order_by(terms.c.id)
+    )
+    found: dict[str, int] = {}
+    for class_id, found_key in conn.execute(query):
+        found.setdefault(found_key, class_id)
+    return found
+
+
+def get_tax_class_slugs(conn: Connection, slugs: Iterable[str]) -> set[str]:
+    """Those of ``slugs`` that are the slug of a tax class."""
+    wanted = sorted(set(slugs))
+    if not wanted:
+        return set()
+    query = select(tax_classes.c.slug).where(tax_classes.c.slug.in_(wanted))
+    return set(conn.execute(query).scalars())
+
+
+def get_media_ids(conn: Connection, ids: Iterable[int]) -> set[int]:
+    """Those of ``ids`` that are media rows."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return set()
+    return set(conn.execute(select(media.c.id).where(media.c.id.in_(wanted))).scalars())
