@@ -38,7 +38,6 @@ from shopsvc.db.schema import current_revision, head_revision, migrate
 from shopsvc.delivery.worker import Deliverer
 from shopsvc.domain.events import EventSet
 from shopsvc.domain.timestamps import format_timestamp
-from shopsvc.metrics.registry import Metrics
 from shopsvc.settings import Settings, SettingsError, env_name, load_settings
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql import auth_writes as auth_writes_sql
@@ -198,52 +197,23 @@ def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace)
     }
 
 
-def _serve_metrics(engine: Engine, args: argparse.Namespace) -> tuple[Metrics, Any]:
-    """The worker's metrics (docs/metrics.md) served on ``--metrics-address:--metrics-port``."""
-    if not 0 < args.metrics_port < 65536:
-        raise UsageError("--metrics-port must be a port number (1 to 65535)")
-    metrics = Metrics()
-    metrics.watch_engine(engine)
-    try:
-        server = metrics.serve(args.metrics_port, args.metrics_address)
-    except (OSError, ValueError) as exc:  # in use, not an address of this machine
-        reason = getattr(exc, "strerror", None) or exc
-        raise UsageError(
-            f"--metrics-port: cannot listen on {args.metrics_address} port "
-            f"{args.metrics_port}: {reason}"
-        ) from None
-    logging.getLogger("shopsvc").info(
-        "metrics on http://%s:%s/metrics", args.metrics_address, args.metrics_port
-    )
-    return metrics, server
-
-
 def cmd_worker(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
     """Deliver queued webhook events: one pass with ``--once`` (prints what it did), else until
-    SIGTERM or SIGINT (the sends under way finish first). ``--metrics-port``: the worker's
-    metrics over HTTP meanwhile."""
+    SIGTERM or SIGINT (the sends under way finish first)."""
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
-    metrics, server = None, None
-    if args.metrics_port is not None:
-        metrics, server = _serve_metrics(engine, args)
-    try:
-        deliverer = Deliverer(engine, settings, concurrency=args.concurrency, metrics=metrics)
-        if args.once:
-            return [deliverer.run_once().as_dict()]
+    deliverer = Deliverer(engine, settings, concurrency=args.concurrency)
+    if args.once:
+        return [deliverer.run_once().as_dict()]
 
-        def stop(signum: int, _frame: object) -> None:
-            logging.getLogger("shopsvc").info("%s: stopping", signal.Signals(signum).name)
-            deliverer.stop()
+    def stop(signum: int, _frame: object) -> None:
+        logging.getLogger("shopsvc").info("%s: stopping", signal.Signals(signum).name)
+        deliverer.stop()
 
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGINT, stop)
-        deliverer.run()
-        return []
-    finally:
-        if server is not None:
-            server.shutdown()
-            server.server_close()
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    deliverer.run()
+    return []
 
 
 def cmd_deliveries(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
@@ -294,7 +264,7 @@ def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) 
 
 def cmd_seed(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
     """Fill the database with realistic demo data (``shopsvc.cli.demo``); prints the counts."""
-    from shopsvc.cli.demo import run as seed  # tqdm and the generator only for this command
+    from shopsvc.cli.demo import generate as seed  # tqdm and the generator only for this command
 
     options = seed.SeedOptions(
         products=args.products,
@@ -378,14 +348,6 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument(
         "--concurrency", type=int, help="senders in parallel (shopsvc.webhooks.concurrency)"
     )
-    sub.add_argument(
-        "--metrics-port", type=int, help="serve the worker's metrics over HTTP on this port"
-    )
-    sub.add_argument(
-        "--metrics-address",
-        default="127.0.0.1",
-        help="the address --metrics-port listens on (127.0.0.1)",
-    )
     sub.set_defaults(run=cmd_worker)
 
     sub = commands.add_parser(
@@ -409,10 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     sub.set_defaults(run=cmd_seed)
 
-    from shopsvc.cli import dba, media  # the DBA's `sql` and `explain`; `media prune|push`
+    from shopsvc.cli import dba  # the DBA's `sql` and `explain`
 
     dba.add_commands(commands)
-    media.add_commands(commands)
     return parser
 
 
