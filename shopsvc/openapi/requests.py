@@ -1,11 +1,11 @@
 """The write bodies: what goes inside each envelope, as JSON Schema components.
 
 Derived from the Colander schemas of ``shopsvc.validation`` wherever a family validates with
-Colander (tax rates and classes, attributes, terms, the flat fields of products and variations,
-the optional webhook fields), with the enums of the domain rules that check a field afterwards
-(``shopsvc.domain``). What is validated by hand (order fields, product arrays, order notes and
-refunds, the webhook topic and URL) is declared here, with the field names taken from the
-constants the validation uses where there are any.
+Colander (tax rates and classes, attributes, terms, orders, the flat fields of products and
+variations, the optional webhook fields), with the enums and bounds of the domain rules and
+writers that check a field afterwards (``shopsvc.domain``). What is validated by hand (product
+arrays, order notes and refunds, the webhook topic and URL) is declared here, with the field
+names taken from the constants the validation uses where there are any.
 """
 
 from __future__ import annotations
@@ -172,9 +172,15 @@ def term_schema_name(family: TermFamily) -> str:
 
 # --- orders
 
-ADDRESS = obj({key: STRING for key in orders.ADDRESS_KEYS})
-SHIPPING_ADDRESS = obj({key: STRING for key in orders.SHIPPING_KEYS})
 DELETE_NOTE = "With an id, a null {key} deletes the item."
+#: The key documented, for each item array, as the one whose null (with an ``id``) deletes the
+#: element (the validation reads any of ``orders.DELETE_KEYS`` in every array).
+DELETING = {
+    "line_items": "product_id",
+    "shipping_lines": "method_id",
+    "fee_lines": "title",
+    "coupon_lines": "code",
+}
 
 
 def deleting(schema: Schema, key: str) -> Schema:
@@ -183,68 +189,38 @@ def deleting(schema: Schema, key: str) -> Schema:
     return {**schema, "type": [schema["type"], "null"], "description": DELETE_NOTE.format(key=key)}
 
 
-LINE_ITEM = obj(
-    {
-        "id": {**ID, "description": "Edit only: the item to change (absent: a new item)."},
-        "product_id": deleting(ID, "product_id"),
-        "sku": STRING,
-        "variations": {"type": "object", "additionalProperties": STRING},
-        "quantity": {"type": ["integer", "string"], "description": "Above 0."},
-        **{key: AMOUNT for key in ("subtotal", "subtotal_tax", "total", "total_tax")},
-    }
-)
-SHIPPING_LINE = obj(
-    {
-        "id": ID,
-        "method_id": deleting(STRING, "method_id"),
-        "method_title": STRING,
-        "total": AMOUNT,
-    }
-)
-FEE_LINE = obj(
-    {
-        "id": ID,
-        "title": deleting(STRING, "title"),
-        "taxable": BOOLEAN,
-        "tax_class": STRING,
-        "total": AMOUNT,
-        "total_tax": AMOUNT,
-    }
-)
-COUPON_LINE = obj({"id": ID, "code": deleting(STRING, "code"), "amount": AMOUNT})
-ITEM_SCHEMAS = {
-    "line_item": LINE_ITEM,
-    "shipping": SHIPPING_LINE,
-    "fee": FEE_LINE,
-    "coupon": COUPON_LINE,
-}
+def _elements(order: Schema, array: str, fields: dict[str, Schema]) -> Schema:
+    """``order`` with keywords added to some properties of the elements of ``array``."""
+    items = order["properties"][array]
+    return refine(order, {array: {"items": refine(items["items"], fields)}})
 
 
 def _order() -> Schema:
-    return obj(
+    """The edit schema (create reads the same fields and ignores the elements' ``id``), with
+    what the writer checks afterwards: an existing customer or product, a known currency, a
+    quantity above 0."""
+    order = refine(
+        object_schema(orders.EDIT_SCHEMA),
         {
-            "status": STRING,
-            "status_note": {**STRING, "description": "Edit only: recorded with a status change."},
-            "note": {**STRING, "description": "The customer note."},
-            "customer_id": {**ID, "description": "An existing customer; 0 is a guest."},
-            "currency": {**STRING, "description": "A known currency code, such as USD."},
-            "billing_address": ADDRESS,
-            "shipping_address": SHIPPING_ADDRESS,
-            **{name: array(ITEM_SCHEMAS[kind]) for name, kind in orders.ARRAYS.items()},
-            "payment_details": obj(
-                {
-                    "method_id": STRING,
-                    "method_title": STRING,
-                    "paid": BOOLEAN,
-                    "transaction_id": STRING,
-                }
-            ),
-            "order_meta": {
-                "type": "object",
-                "description": "Keys starting with _ and non-scalar values are ignored.",
-            },
-        }
+            "status_note": {"description": "Edit only: recorded with a status change."},
+            "note": {"description": "The customer note."},
+            "customer_id": {"minimum": 0, "description": "An existing customer; 0 is a guest."},
+            "currency": {"description": "A known currency code, such as USD."},
+        },
     )
+    order = _elements(
+        order,
+        "line_items",
+        {
+            "id": {"description": "Edit only: the item to change (absent: a new item)."},
+            "product_id": {"minimum": 0},
+            "quantity": {"description": "Above 0."},
+        },
+    )
+    for array, key in DELETING.items():
+        field = order["properties"][array]["items"]["properties"][key]
+        order = _elements(order, array, {key: deleting(field, key)})
+    return order
 
 
 def _order_note() -> Schema:

@@ -15,7 +15,7 @@ from typing import Any
 
 import colander
 
-from shopsvc.validation import products, taxes, terms, types
+from shopsvc.validation import orders, products, taxes, terms, types
 
 Schema = dict[str, Any]
 
@@ -89,6 +89,21 @@ TYPES: tuple[tuple[type[colander.SchemaType], Callable[[Any], Schema]], ...] = (
         lambda typ: {
             "type": ["integer", "string"],
             "description": "An attachment id, or the URL of an image to download.",
+        },
+    ),
+    (
+        orders.LineQuantity,
+        lambda typ: {"type": ["integer", "string"], "description": "A whole number."},
+    ),
+    (
+        orders.Variations,
+        lambda typ: {"type": "object", "additionalProperties": {"type": "string"}},
+    ),
+    (
+        orders.Meta,
+        lambda typ: {
+            "type": "object",
+            "description": "Keys starting with _ and non-scalar values are ignored.",
         },
     ),
     (colander.String, lambda typ: {"type": "string"}),

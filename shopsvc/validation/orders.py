@@ -1,11 +1,13 @@
 """Write fields of an order (``POST /orders``, ``PUT /orders/<id>``, bulk elements).
 
-Only shapes and types are checked here (decisions.md §2): a value of the wrong type is a 400
-``shop_api_invalid_param`` naming the field (``order.line_items[1].quantity``). The spec's own
-codes (missing product, negative totals, unknown status or currency, …) are the writer's, which
-raises them in the reference's step order (orders.md §3, §4, §9). Only the fields present (and
-not JSON null) appear in the result, except where null has a meaning: the line-item delete keys
-and ``id: null``.
+Only shapes and types are checked here (decisions.md §2), by the Colander schemas below: a value
+of the wrong type is a 400 ``shop_api_invalid_param`` naming the field
+(``order.line_items[1].quantity``); when several are wrong, the first in schema order (the order
+of the fields below, then array order) is the one reported. The spec's own codes (missing
+product, negative totals, unknown status or currency, …) are the writer's, which raises them in
+the reference's step order (orders.md §3, §4, §9). Only the fields present (and not JSON null)
+appear in the result, except where null has a meaning: the line-item delete keys and
+``id: null``.
 
 Booleans (``payment_details.paid``, fee ``taxable``) take the spellings of decisions.md §2
 (anything else is ``shop_api_invalid_param``); quantities are integers (JSON numbers without a
@@ -16,9 +18,12 @@ guest.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
+
+import colander
 
 from shopsvc.domain.money import round_money
 from shopsvc.domain.tax import clean_text, tax_class_slug
@@ -26,13 +31,15 @@ from shopsvc.errors import invalid_param
 from shopsvc.sql.tables import BILLING_FIELDS, SHIPPING_FIELDS
 from shopsvc.validation.types import (
     MAX_INT,
-    as_text,
+    Int,
+    LooseBool,
+    Number,
+    Text,
+    deserialize,
     is_finite,
     is_number,
+    optional,
     parse_int,
-    parse_loose_bool,
-    range_problem,
-    require_array,
     require_object,
 )
 
@@ -88,234 +95,334 @@ class OrderInput:
     order_meta: dict[str, str] | None = None
 
 
-# --- scalars
+# --- Colander types
 
 
-def text(value: Any, name: str) -> str:
-    found = as_text(value)
-    if found is None:
-        raise invalid_param(name, "must be a string")
-    if "\x00" in found:
-        raise invalid_param(name, "must not contain NUL characters")
-    return found
-
-
-def integer(value: Any, name: str, low: int = 0, high: int = MAX_INT) -> int:
-    parsed = parse_int(value)
-    if parsed is None:
-        raise invalid_param(name, "must be an integer")
-    problem = range_problem(parsed, low, high)
-    if problem is not None:
-        raise invalid_param(name, problem)
-    return parsed
-
-
-def amount(value: Any, name: str) -> Decimal:
+class Amount(Number):
     """A money amount: a JSON number or a numeric string, within what the columns hold; rounded
     to the columns' 6 decimals (half away from zero)."""
-    if isinstance(value, bool) or not isinstance(value, (str, int, float, Decimal)):
-        raise invalid_param(name, "must be a number")
+
+    def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
+        value = super().deserialize(node, cstruct)
+        if value is colander.null:
+            return value
+        beyond = f"must be below {MAX_AMOUNT:f} in absolute value"
+        if abs(value) >= MAX_AMOUNT:  # before rounding: a huge exponent cannot be rounded
+            raise colander.Invalid(node, beyond)
+        value = round_money(value, PLACES)
+        if abs(value) >= MAX_AMOUNT:  # 999999999999.9999995 rounds to 10**12
+            raise colander.Invalid(node, beyond)
+        return value
+
+
+class LineQuantity(colander.SchemaType):
+    """A line's quantity, as a ``Decimal``: a JSON number without a fraction or a digit string
+    (decisions.md §2: integers accept JSON numbers and digit strings); its sign is the writer's
+    check. Not :class:`Int`: a JSON ``2.0`` is kept as ``Decimal("2.0")``, and the range and
+    messages are its own."""
+
+    def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
+        if cstruct is colander.null or cstruct is None:
+            return colander.null
+        value = cstruct
+        if isinstance(value, str):
+            whole = parse_int(value)
+            if whole is None:
+                raise colander.Invalid(node, "must be a whole number")
+            value = whole
+        if not is_number(value) or not is_finite(value):
+            raise colander.Invalid(node, "must be a whole number")
+        parsed = Decimal(str(value))
+        if parsed != parsed.to_integral_value():
+            raise colander.Invalid(node, "must be a whole number")
+        if abs(parsed) > MAX_INT:
+            raise colander.Invalid(node, f"must be at most {MAX_INT}")
+        return parsed
+
+
+class CustomerId(Int):
+    """Any integer an INTEGER column holds (one that names no user, negative ones too, is the
+    spec's 400 ``shop_api_invalid_customer_id``, raised by the writer); ``""`` is a guest (0)."""
+
+    def __init__(self) -> None:
+        super().__init__(low=-MAX_INT, high=MAX_INT)
+
+    def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
+        if isinstance(cstruct, str) and cstruct == "":
+            return 0
+        return super().deserialize(node, cstruct)
+
+
+_TEXT = Text()
+
+
+def _under(node: colander.SchemaNode, exc: colander.Invalid, pos: int) -> colander.Invalid:
+    """The failure ``exc`` of the child at ``pos`` raised as ``node``'s, so that it names the
+    field (``types.deserialize``)."""
+    error = colander.Invalid(node)
+    error.add(exc, pos)
+    return error
+
+
+def _read(node: colander.SchemaNode, child: colander.SchemaNode, raw: Any, pos: int) -> Any:
+    """``child`` (of ``node``, at ``pos``) deserialized from ``raw``."""
     try:
-        parsed = Decimal(str(value).strip())
-    except ArithmeticError:
-        raise invalid_param(name, "must be a number") from None
-    if not parsed.is_finite():
-        raise invalid_param(name, "must be a number")
-    beyond = f"must be below {MAX_AMOUNT:f} in absolute value"
-    if abs(parsed) >= MAX_AMOUNT:  # before rounding: a huge exponent cannot be rounded
-        raise invalid_param(name, beyond)
-    parsed = round_money(parsed, PLACES)
-    if abs(parsed) >= MAX_AMOUNT:  # 999999999999.9999995 rounds to 10**12
-        raise invalid_param(name, beyond)
-    return parsed
+        return child.deserialize(raw)
+    except colander.Invalid as exc:
+        raise _under(node, exc, pos) from None
 
 
-def quantity(value: Any, name: str) -> Decimal:
-    """A quantity: a JSON number without a fraction or a digit string (decisions.md §2:
-    integers accept JSON numbers and digit strings); its sign is the writer's check."""
-    if isinstance(value, str):
-        whole = parse_int(value)
-        if whole is None:
-            raise invalid_param(name, "must be a whole number")
-        value = whole
-    if not is_number(value) or not is_finite(value):
-        raise invalid_param(name, "must be a whole number")
-    parsed = Decimal(str(value))
-    if parsed != parsed.to_integral_value():
-        raise invalid_param(name, "must be a whole number")
-    if abs(parsed) > MAX_INT:
-        raise invalid_param(name, f"must be at most {MAX_INT}")
-    return parsed
+def _entry_text(node: colander.SchemaNode, key: str, value: Any) -> str:
+    """The entry ``key`` of the free-keyed object ``node`` read as text; a failure names the
+    field ``<node>.<key>`` (through a node made for the entry, as a ``Mapping``'s child)."""
+    try:
+        text: str = _TEXT.deserialize(node, value)
+    except colander.Invalid as exc:
+        entry = colander.SchemaNode(Text(), name=key)
+        raise _under(node, colander.Invalid(entry, exc.msg), 0) from None
+    return text
 
 
-def flag(value: Any, name: str) -> bool:
-    parsed = parse_loose_bool(value)
-    if parsed is None:
-        raise invalid_param(name, "must be a boolean")
-    return parsed
+class Variations(colander.SchemaType):
+    """A line's ``variations``: a JSON object of attribute → option, any keys (so not a
+    ``Mapping`` of known children); a null option is ``""``."""
+
+    def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
+        if cstruct is colander.null or cstruct is None:
+            return colander.null
+        if not isinstance(cstruct, dict):
+            raise colander.Invalid(node, "must be a JSON object")
+        return {
+            str(key): "" if raw is None else _entry_text(node, key, raw)
+            for key, raw in cstruct.items()
+        }
 
 
-# --- objects
+class Meta(colander.SchemaType):
+    """``order_meta``: string keys not starting with ``_`` whose value is a scalar, as stored
+    text (``true``: ``"1"``, ``false``: ``""``); the other entries are ignored, not refused."""
+
+    def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
+        if cstruct is colander.null or cstruct is None:
+            return colander.null
+        if not isinstance(cstruct, dict):
+            raise colander.Invalid(node, "must be a JSON object")
+        meta: dict[str, str] = {}
+        for key, item in cstruct.items():
+            if key.startswith("_") or item is None or isinstance(item, (dict, list)):
+                continue
+            if isinstance(item, bool):
+                meta[key] = "1" if item else ""
+            else:
+                meta[key] = _entry_text(node, key, item)
+        return meta
 
 
-def address(value: Any, name: str, keys: tuple[str, ...]) -> dict[str, str]:
-    """The given keys of an address, text-cleaned; other keys ignored."""
-    data = require_object(value, name)
-    return {
-        key: clean_text(text(data[key], f"{name}.{key}"))
-        for key in keys
-        if data.get(key) is not None
-    }
+class Object(colander.Mapping):
+    """A JSON object of known fields (others ignored); null is absent.
+
+    Its fields are read in schema order and the first that fails is the answer: the later ones
+    are not read. ``colander.Mapping`` reads them all and collects every failure; here the
+    order of checks is the spec's and a later field must not fail first in another way (an
+    amount of ``1e999999999`` raises ``decimal.Overflow``, which a 400 for an earlier field
+    has always pre-empted).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(unknown="ignore")
+
+    def _validate(self, node: colander.SchemaNode, value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise colander.Invalid(node, "must be a JSON object")
+        return value
+
+    def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
+        if cstruct is colander.null or cstruct is None:
+            return colander.null
+        return self._fields(node, self._validate(node, cstruct))
+
+    def _fields(self, node: colander.SchemaNode, data: dict[str, Any]) -> dict[str, Any]:
+        found = {}
+        for pos, child in enumerate(node.children):
+            name = child.name
+            if name in data:
+                raw = data[name]
+            elif child.missing is colander.drop:
+                continue
+            else:
+                raw = colander.null
+            try:
+                value = child.deserialize(raw)
+            except colander.Invalid as exc:
+                raise _under(node, exc, pos) from None
+            if value is not colander.drop:
+                found[name] = value
+        return found
 
 
-def _paid(value: Any, name: str) -> bool:
-    """``paid``: a §2 boolean spelling (decisions.md §2 "Booleans on input"); null is false."""
-    return False if value is None else flag(value, name)
+class Element(Object):
+    """One element of an item array: ``{id, delete, values}``; null is refused, not absent.
+
+    On edit (the node has an ``id`` child), an element with an ``id`` and one of
+    ``DELETE_KEYS`` present as null deletes item ``id``: only its ``id`` is checked and its
+    other fields are ignored, whatever they hold. That choice depends on the element's raw
+    keys before any field is read, which no Colander node or validator can make (a validator
+    runs once every field has been read, and they would have failed first).
+    """
+
+    def deserialize(self, node: colander.SchemaNode, cstruct: Any) -> Any:
+        data = self._validate(node, cstruct)
+        if "id" in node and _deletes(data):
+            item_id = _read(node, node["id"], data["id"], 0)
+            return {"id": item_id, "delete": True, "values": {}}
+        values = self._fields(node, data)
+        return {"id": values.pop("id", None), "delete": False, "values": values}
 
 
-def payment(value: Any, name: str) -> PaymentInput:
-    data = require_object(value, name)
-
-    def optional_text(key: str) -> str | None:
-        found = data.get(key)
-        return None if found is None else text(found, f"{name}.{key}")
-
-    return PaymentInput(
-        method_id=optional_text("method_id"),
-        method_title=optional_text("method_title"),
-        transaction_id=optional_text("transaction_id") or "",
-        paid=_paid(data.get("paid"), f"{name}.paid"),
+def _deletes(data: dict[str, Any]) -> bool:
+    return data.get("id") is not None and any(
+        key in data and data[key] is None for key in DELETE_KEYS
     )
 
 
-def order_meta(value: Any, name: str) -> dict[str, str]:
-    """String keys not starting with ``_`` whose value is a scalar, as stored text."""
-    data = require_object(value, name)
-    meta: dict[str, str] = {}
-    for key, item in data.items():
-        if key.startswith("_") or item is None or isinstance(item, (dict, list)):
-            continue
-        if isinstance(item, bool):
-            meta[key] = "1" if item else ""
-        else:
-            meta[key] = text(item, f"{name}.{key}")
-    return meta
+class Items(colander.Sequence):
+    """A JSON array of item elements (null is absent), read in order up to the first that
+    fails (as :class:`Object`), each an :class:`ItemInput` named by its place
+    (``order.fee_lines[2]``)."""
+
+    def deserialize(
+        self, node: colander.SchemaNode, cstruct: Any, accept_scalar: bool | None = None
+    ) -> Any:
+        if cstruct is colander.null or cstruct is None:
+            return colander.null
+        if not isinstance(cstruct, list):
+            raise colander.Invalid(node, "must be a JSON array")
+        element = node.children[0]
+        return [
+            ItemInput(f"{ENVELOPE}.{node.name}[{pos}]", **_read(node, element, raw, pos))
+            for pos, raw in enumerate(cstruct)
+        ]
 
 
-# --- item arrays
+# --- the schemas
 
 
-def _line_values(data: dict[str, Any], name: str) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    if data.get("product_id") is not None:
-        values["product_id"] = integer(data["product_id"], f"{name}.product_id", low=-MAX_INT)
-    if data.get("sku") is not None:
-        values["sku"] = text(data["sku"], f"{name}.sku").strip()
-    if data.get("variations") is not None:
-        variations = require_object(data["variations"], f"{name}.variations")
-        values["variations"] = {
-            str(key): "" if raw is None else text(raw, f"{name}.variations.{key}")
-            for key, raw in variations.items()
-        }
-    if data.get("quantity") is not None:
-        values["quantity"] = quantity(data["quantity"], f"{name}.quantity")
-    for key in ("subtotal", "subtotal_tax", "total", "total_tax"):
-        if data.get(key) is not None:
-            values[key] = amount(data[key], f"{name}.{key}")
-    return values
+def _given(clean: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A preparer applying ``clean`` to a given value (absent stays absent)."""
+
+    def prepare(value: Any) -> Any:
+        return value if value is colander.null else clean(value)
+
+    return prepare
 
 
-def _shipping_values(data: dict[str, Any], name: str) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for key in ("method_id", "method_title"):
-        if data.get(key) is not None:
-            values[key] = clean_text(text(data[key], f"{name}.{key}"))
-    if data.get("total") is not None:
-        values["total"] = amount(data["total"], f"{name}.total")
-    return values
+def _texts(names: tuple[str, ...], clean: Callable[[str], str]) -> list[colander.SchemaNode]:
+    return [optional(Text(), name=name, preparer=_given(clean)) for name in names]
 
 
-def _fee_values(data: dict[str, Any], name: str) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    if data.get("title") is not None:
-        values["title"] = clean_text(text(data["title"], f"{name}.title"))
-    if data.get("taxable") is not None:
-        values["taxable"] = flag(data["taxable"], f"{name}.taxable")
-    if data.get("tax_class") is not None:
-        values["tax_class"] = tax_class_slug(text(data["tax_class"], f"{name}.tax_class"))
-    for key in ("total", "total_tax"):
-        if data.get(key) is not None:
-            values[key] = amount(data[key], f"{name}.{key}")
-    return values
+def _amounts(*names: str) -> list[colander.SchemaNode]:
+    return [optional(Amount(), name=name) for name in names]
 
 
-def _coupon_values(data: dict[str, Any], name: str) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    if data.get("code") is not None:
-        values["code"] = clean_text(text(data["code"], f"{name}.code"))
-    if data.get("amount") is not None:
-        values["amount"] = amount(data["amount"], f"{name}.amount")
-    return values
+def _object(name: str, *children: colander.SchemaNode, **kwargs: Any) -> colander.SchemaNode:
+    return optional(Object(), *children, name=name, **kwargs)
 
 
-_VALUES = {
-    "line_items": _line_values,
-    "shipping_lines": _shipping_values,
-    "fee_lines": _fee_values,
-    "coupon_lines": _coupon_values,
-}
+def _item_fields(array: str) -> list[colander.SchemaNode]:
+    """The value fields of one element of ``array``, in the order they are checked."""
+    if array == "line_items":
+        return [
+            # any integer: one that names no product is the writer's 400
+            optional(Int(-MAX_INT, MAX_INT), name="product_id"),
+            *_texts(("sku",), str.strip),
+            optional(Variations(), name="variations"),
+            optional(LineQuantity(), name="quantity"),
+            *_amounts("subtotal", "subtotal_tax", "total", "total_tax"),
+        ]
+    if array == "shipping_lines":
+        return [*_texts(("method_id", "method_title"), clean_text), *_amounts("total")]
+    if array == "fee_lines":
+        return [
+            *_texts(("title",), clean_text),
+            optional(LooseBool(), name="taxable"),
+            *_texts(("tax_class",), tax_class_slug),
+            *_amounts("total", "total_tax"),
+        ]
+    return [*_texts(("code",), clean_text), *_amounts("amount")]
 
 
-def _items(array: str, value: Any, create: bool) -> list[ItemInput]:
-    elements = require_array(value, f"{ENVELOPE}.{array}")
-    found: list[ItemInput] = []
-    for index, element in enumerate(elements):
-        name = f"{ENVELOPE}.{array}[{index}]"
-        data = require_object(element, name)
-        item_id = None
-        if not create and data.get("id") is not None:
-            item_id = integer(data["id"], f"{name}.id")
-        delete = item_id is not None and any(
-            key in data and data[key] is None for key in DELETE_KEYS
-        )
-        values = {} if delete else _VALUES[array](data, name)
-        found.append(ItemInput(name, item_id, delete, values))
-    return found
+def _items(array: str, create: bool) -> colander.SchemaNode:
+    """``array``'s node; on create an element's ``id`` is ignored (every element is new)."""
+    element = colander.SchemaNode(Element(), name="element")
+    if not create:
+        element.add(optional(Int(0, MAX_INT), name="id"))
+    for child in _item_fields(array):
+        element.add(child)
+    return optional(Items(), element, name=array)
 
 
-# --- the order
+def _payment(given: dict[str, Any]) -> PaymentInput:
+    return PaymentInput(**given)
+
+
+def _order_schema(create: bool) -> colander.SchemaNode:
+    """The order's fields, in the order they are checked (create: item ids are ignored)."""
+    return colander.SchemaNode(
+        Object(),
+        *_texts(("status",), str.strip),
+        optional(Text(), name="status_note"),
+        optional(Text(), name="note"),
+        optional(CustomerId(), name="customer_id"),
+        optional(Text(), name="currency"),
+        _object("billing_address", *_texts(ADDRESS_KEYS, clean_text)),
+        _object("shipping_address", *_texts(SHIPPING_KEYS, clean_text)),
+        *(_items(array, create) for array in ARRAYS),
+        _object(
+            "payment_details",
+            colander.SchemaNode(Text(), name="method_id", missing=None),
+            colander.SchemaNode(Text(), name="method_title", missing=None),
+            colander.SchemaNode(Text(), name="transaction_id", missing=""),
+            # decisions.md §2 "Booleans on input"; null is false
+            colander.SchemaNode(LooseBool(), name="paid", missing=False),
+            preparer=_given(_payment),
+        ),
+        optional(Meta(), name="order_meta"),
+    )
+
+
+CREATE_SCHEMA = _order_schema(create=True)
+EDIT_SCHEMA = _order_schema(create=False)
+
+
+# --- entry points
 
 
 def clean_order(data: Any, create: bool) -> OrderInput:
     """The typed write fields of an order envelope (create: item ids are ignored)."""
-    data = require_object(data, ENVELOPE)
-    clean = OrderInput()
+    schema = CREATE_SCHEMA if create else EDIT_SCHEMA
+    given = deserialize(schema, require_object(data, ENVELOPE), ENVELOPE)
+    return OrderInput(
+        status=given.get("status"),
+        status_note=given.get("status_note", ""),
+        note=given.get("note"),
+        customer_id=given.get("customer_id"),
+        currency=given.get("currency"),
+        billing=given.get("billing_address"),
+        shipping=given.get("shipping_address"),
+        items={array: given[array] for array in ARRAYS if array in given},
+        payment=given.get("payment_details"),
+        order_meta=given.get("order_meta"),
+    )
 
-    def name(key: str) -> str:
-        return f"{ENVELOPE}.{key}"
 
-    if data.get("status") is not None:
-        clean.status = text(data["status"], name("status")).strip()
-    if data.get("status_note") is not None:
-        clean.status_note = text(data["status_note"], name("status_note"))
-    if data.get("note") is not None:
-        clean.note = text(data["note"], name("note"))
-    if data.get("customer_id") is not None:
-        raw = data["customer_id"]
-        # any integer: one that names no user (negative ones too) is the spec's 400
-        # ``shop_api_invalid_customer_id``, raised by the writer
-        clean.customer_id = 0 if raw == "" else integer(raw, name("customer_id"), low=-MAX_INT)
-    if data.get("currency") is not None:
-        clean.currency = text(data["currency"], name("currency"))
-    if data.get("billing_address") is not None:
-        clean.billing = address(data["billing_address"], name("billing_address"), ADDRESS_KEYS)
-    if data.get("shipping_address") is not None:
-        clean.shipping = address(data["shipping_address"], name("shipping_address"), SHIPPING_KEYS)
-    for array in ARRAYS:
-        if data.get(array) is not None:
-            clean.items[array] = _items(array, data[array], create)
-    if data.get("payment_details") is not None:
-        clean.payment = payment(data["payment_details"], name("payment_details"))
-    if data.get("order_meta") is not None:
-        clean.order_meta = order_meta(data["order_meta"], name("order_meta"))
-    return clean
+_AMOUNT = colander.SchemaNode(Amount())
+
+
+def amount(value: Any, name: str) -> Decimal:
+    """``value`` read as an order amount (:class:`Amount`; refunds use it too); a 400
+    ``shop_api_invalid_param`` naming ``name`` when it is not one."""
+    try:
+        parsed: Decimal = _AMOUNT.typ.deserialize(_AMOUNT, value)
+    except colander.Invalid as exc:
+        raise invalid_param(name, str(exc.msg)) from None
+    return parsed

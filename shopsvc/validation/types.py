@@ -227,9 +227,12 @@ class Raw(colander.SchemaType):
         return cstruct
 
 
-def optional(typ: colander.SchemaType, **kwargs: Any) -> colander.SchemaNode:
-    """A node that may be absent or null (then it is left out of the result)."""
-    return colander.SchemaNode(typ, missing=colander.drop, **kwargs)
+def optional(
+    typ: colander.SchemaType, *children: colander.SchemaNode, **kwargs: Any
+) -> colander.SchemaNode:
+    """A node (with ``children``, for a mapping or a sequence) that may be absent or null (then
+    it is left out of the result)."""
+    return colander.SchemaNode(typ, *children, missing=colander.drop, **kwargs)
 
 
 def require_object(value: Any, field: str) -> dict[str, Any]:
@@ -278,12 +281,19 @@ def int_field(value: Any, field: str, low: int = MIN_INT, high: int = MAX_INT) -
 
 
 def _first_error(exc: colander.Invalid, path: str) -> tuple[colander.Invalid, str]:
-    """The innermost failing node and its dotted field name."""
+    """The innermost failing node (the first failing child, in schema order, at each level)
+    and its field name: ``.name`` for a mapping's child (even an empty one: an entry keyed
+    ``""``), ``[index]`` for a sequence's element (``order.line_items[1].quantity``)."""
     name = exc.node.name
-    if name:
+    if name:  # the schema's root is normally unnamed
         path = f"{path}.{name}" if path else name
-    if exc.children:
-        return _first_error(exc.children[0], path)
+    while exc.children:
+        child = exc.children[0]
+        if isinstance(exc.node.typ, colander.Sequence):
+            path = f"{path}[{child.pos}]"
+        else:
+            path = f"{path}.{child.node.name}" if path else child.node.name
+        exc = child
     return exc, path
 
 
