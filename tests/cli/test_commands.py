@@ -23,11 +23,10 @@ from shopsvc.cli.main import main
 from shopsvc.db.schema import current_revision, head_revision
 from shopsvc.sql.tables import api_keys, users
 from shopsvc.testing.catalog import CatalogFactory
-from tests.helpers.api import ROOT
+from tests.helpers.api import ROOT, TIMESTAMP
 from tests.helpers.databases import migration
 
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent.parent
-TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 
 @pytest.fixture

@@ -35,6 +35,7 @@ from shopsvc.domain.catalog import (
     variation_visible,
     visible,
 )
+from shopsvc.errors import ApiError
 
 D = Decimal
 
@@ -93,6 +94,16 @@ def test_check_status_names_the_field() -> None:
     assert error.message.startswith("Invalid parameter products[2].status:")
 
 
+def _check_refusal(result: ApiError | None, error: str | None, message: str) -> None:
+    """``result`` is no error when ``error`` is None, else a 400 of code ``error`` and
+    ``message``."""
+    if error is None:
+        assert result is None
+    else:
+        assert result is not None
+        assert (result.code, result.message, result.status) == (error, message, 400)
+
+
 @pytest.mark.parametrize(
     ("value", "error"),
     [
@@ -106,16 +117,7 @@ def test_check_status_names_the_field() -> None:
     ],
 )
 def test_check_catalog_visibility(value: str, error: str | None) -> None:
-    result = check_catalog_visibility(value)
-    if error is None:
-        assert result is None
-    else:
-        assert result is not None
-        assert (result.code, result.message, result.status) == (
-            error,
-            "Invalid catalog visibility option.",
-            400,
-        )
+    _check_refusal(check_catalog_visibility(value), error, "Invalid catalog visibility option.")
 
 
 @pytest.mark.parametrize(
@@ -130,16 +132,7 @@ def test_check_catalog_visibility(value: str, error: str | None) -> None:
     ],
 )
 def test_check_tax_status(value: str, error: str | None) -> None:
-    result = check_tax_status(value)
-    if error is None:
-        assert result is None
-    else:
-        assert result is not None
-        assert (result.code, result.message, result.status) == (
-            error,
-            "Invalid product tax status.",
-            400,
-        )
+    _check_refusal(check_tax_status(value), error, "Invalid product tax status.")
 
 
 # --------------------------------------------------------------------------------------------

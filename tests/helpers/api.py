@@ -1,8 +1,10 @@
-"""Calling the API: the root, credentials, reading errors, creating a record, and the checks every
-collection route shares."""
+"""Calling the API: the root, credentials, reading errors, creating a record, the API's
+timestamps, and the checks every collection route shares."""
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from typing import Any
 
 from webtest import TestApp
@@ -21,6 +23,13 @@ LEGACY_SETTINGS = {
 }
 #: A request's environ over HTTPS.
 HTTPS = {"wsgi.url_scheme": "https", "HTTP_HOST": "localhost:443"}
+#: A timestamp as the API writes it (ISO 8601, UTC, to the second).
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+
+
+def stamp(moment: dt.datetime) -> str:
+    """``moment`` (naive, UTC) as the API writes it."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Credentials:

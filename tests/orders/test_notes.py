@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.tables import order_notes, orders
-from tests.helpers.api import ROOT, assert_error, check_index, check_unpaginated
+from tests.helpers.api import ROOT, assert_error, check_index, check_unpaginated, stamp
 from tests.helpers.orders import ALL_BUT, T0, add_order
 from tests.helpers.sql import insert, one_row, select_all
 
@@ -41,7 +41,7 @@ def order(engine: sa.Engine) -> int:
 def test_create_returns_201_and_the_record(api: TestApp, engine: sa.Engine, order: int) -> None:
     response = api.post_json(notes_url(order), {"order_note": {"note": "Hello"}}, status=201)
     [row] = select_all(engine, order_notes)
-    created = row["created_at"].strftime("%Y-%m-%dT%H:%M:%SZ")
+    created = stamp(row["created_at"])
     assert response.json == {
         "order_note": {
             "id": row["id"],

@@ -22,7 +22,7 @@ from shopsvc.sql.tables import (
     products,
     refund_items,
 )
-from tests.helpers.api import ROOT, assert_error, check_index, check_unpaginated
+from tests.helpers.api import ROOT, assert_error, check_index, check_unpaginated, stamp
 from tests.helpers.orders import ALL_BUT, T0
 from tests.helpers.orders import add_order as add_pending_order
 from tests.helpers.sql import add_product, insert, one_row, select_all
@@ -49,10 +49,6 @@ def refunds_url(order_id: int) -> str:
 
 def refund_url(order_id: int, refund_id: int | str) -> str:
     return f"{ROOT}/orders/{order_id}/refunds/{refund_id}"
-
-
-def stamp(value: dt.datetime) -> str:
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def notes_of(engine: sa.Engine, order_id: int) -> list[str]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 import uuid
 from typing import Any
 
@@ -15,7 +14,7 @@ from shopsvc.sql.tables import (
     attribute_terms,
     downloads,
 )
-from tests.helpers.api import error
+from tests.helpers.api import TIMESTAMP, error
 from tests.helpers.products import (
     URL,
     create,
@@ -29,7 +28,6 @@ from tests.helpers.products import (
 )
 from tests.helpers.sql import count_rows, select_all
 
-TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 PLACEHOLDER_SRC = "http://localhost/media/placeholder.png"
 
 

@@ -12,16 +12,12 @@ import pytest
 from webtest import TestApp
 
 from shopsvc.testing.catalog import CatalogFactory
-from tests.helpers.api import Credentials, authorised, error, errors
+from tests.helpers.api import Credentials, authorised, error, errors, stamp
 from tests.helpers.products import INVALID_ID, URL, listed, not_found
 
 HOST = "http://localhost"
 PAST = dt.datetime(2000, 1, 1)
 FUTURE = dt.datetime(2999, 12, 31, 23, 59, 59)
-
-
-def stamp(moment: dt.datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def amount(text: str) -> str:

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from shopsvc.sql.common import arrays_insert, arrays_params, insert_all
 from shopsvc.sql.tables import tax_rate_locations, tax_rates
+from shopsvc.testing.rows import insert_row
 
 RATE = {
     "country": "FR",
@@ -25,8 +26,7 @@ RATE = {
 
 
 def _rate(conn: sa.Connection, **changes: object) -> int:
-    statement = sa.insert(tax_rates).values({**RATE, **changes}).returning(tax_rates.c.id)
-    return int(conn.execute(statement).scalar_one())
+    return insert_row(conn, tax_rates, {**RATE, **changes})
 
 
 def test_rows_are_stored_in_their_order_with_their_values(engine: sa.Engine) -> None:

@@ -18,7 +18,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -29,18 +29,17 @@ from shopsvc.db.engine import make_engine
 from shopsvc.delivery.worker import Deliverer, PassResult
 from shopsvc.outbound.client import USER_AGENT
 from shopsvc.sql import deliveries as deliveries_sql
-from shopsvc.sql.tables import webhook_attempts, webhook_deliveries, webhooks
-from tests.helpers.api import ROOT, Credentials, authorised
+from shopsvc.sql.tables import webhooks
+from tests.helpers.api import ROOT, Credentials
+from tests.helpers.deliveries import NOTHING, Shop, counts
 from tests.helpers.order_writes import product
+from tests.helpers.orders import URL as ORDERS
 from tests.helpers.receivers import Answer, Receiver, closed, free_port, held, redirect, slow
-from tests.helpers.webhooks import create_webhook
 
-ORDERS = ROOT + "/orders"
 #: Retries due at once and short sends: a test makes each attempt with one more pass.
 FAST = {"shopsvc.webhooks.retry_base_seconds": "0", "shopsvc.webhooks.timeout": "0.5"}
 #: For the tests whose receiver holds a request until told: no send times out meanwhile.
 HELD = {"shopsvc.webhooks.timeout": "5"}
-NOTHING = {"delivered": 0, "retrying": 0, "failed": 0, "cancelled": 0, "dropped": 0}
 SIGNATURE = "X-Shop-Webhook-Signature"
 #: The webhook headers of a delivery, in the order the sender sets them.
 WEBHOOK_HEADERS = [
@@ -52,11 +51,6 @@ WEBHOOK_HEADERS = [
     "X-Shop-Webhook-ID",
     "X-Shop-Webhook-Delivery-ID",
 ]
-
-
-def counts(**some: int) -> dict[str, int]:
-    """A pass's counts: ``NOTHING`` but for ``some``."""
-    return {**NOTHING, **some}
 
 
 class FakeClock:
@@ -73,71 +67,6 @@ class FakeClock:
         self.now += dt.timedelta(seconds=seconds)
 
 
-class Shop:
-    """The app (through HTTP as an administrator), its engine and settings, and the outbox."""
-
-    def __init__(self, app: TestApp, credentials: Credentials) -> None:
-        self.app = app
-        self.api = authorised(app, credentials)
-        self.engine: sa.Engine = app.app.registry.engine
-        self.settings = app.app.registry.shop
-
-    # --- through the API
-
-    def webhook(self, url: str, topic: str = "order.created", **fields: Any) -> int:
-        return int(create_webhook(self.api, topic=topic, delivery_url=url, **fields)["id"])
-
-    def set_status(self, webhook_id: int, status: str) -> None:
-        body = {"webhook": {"status": status}}
-        self.api.put_json(f"{ROOT}/webhooks/{webhook_id}", body, status=200)
-
-    def order(self, **fields: Any) -> int:
-        response = self.api.post_json(ORDERS, {"order": fields}, status=201)
-        return int(response.json["order"]["id"])
-
-    def edit_order(self, order_id: int, **fields: Any) -> None:
-        self.api.put_json(f"{ORDERS}/{order_id}", {"order": fields}, status=200)
-
-    # --- the worker
-
-    def deliverer(self, **options: Any) -> Deliverer:
-        return Deliverer(self.engine, self.settings, **options)
-
-    def deliver(self, **options: Any) -> dict[str, int]:
-        """One pass (``worker --once``); its counts."""
-        return self.deliverer(**options).run_once().as_dict()
-
-    # --- the tables
-
-    def deliveries(self) -> list[dict[str, Any]]:
-        with self.engine.connect() as conn:
-            query = sa.select(webhook_deliveries).order_by(webhook_deliveries.c.id)
-            return [dict(row) for row in conn.execute(query).mappings()]
-
-    def delivery(self, row_id: int) -> dict[str, Any]:
-        [row] = [row for row in self.deliveries() if row["id"] == row_id]
-        return row
-
-    def set_delivery(self, row_id: int, **values: Any) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(
-                sa.update(webhook_deliveries)
-                .where(webhook_deliveries.c.id == row_id)
-                .values(**values)
-            )
-
-    def attempts(self) -> list[dict[str, Any]]:
-        """The attempt log, oldest first."""
-        with self.engine.connect() as conn:
-            query = sa.select(webhook_attempts).order_by(webhook_attempts.c.id)
-            return [dict(row) for row in conn.execute(query).mappings()]
-
-    def hook(self, webhook_id: int) -> dict[str, Any]:
-        with self.engine.connect() as conn:
-            query = sa.select(webhooks).where(webhooks.c.id == webhook_id)
-            return dict(conn.execute(query).mappings().one())
-
-
 @pytest.fixture
 def make_shop(
     build_app: Callable[..., TestApp], make_key: Callable[..., Credentials], no_ping: None
@@ -148,12 +77,6 @@ def make_shop(
         return Shop(build_app(**{**FAST, **settings}), make_key())
 
     return make
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    with Receiver() as server:
-        yield server
 
 
 def verify(body: bytes, secret: str, signature: str | None) -> bool:

@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import re
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -22,11 +21,11 @@ from webtest import TestApp
 from shopsvc.cli.main import main
 from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.sql.tables import webhook_attempts, webhooks
-from tests.helpers.api import ROOT, Credentials
+from tests.helpers.api import ROOT, TIMESTAMP, Credentials
+from tests.helpers.deliveries import NOTHING, Shop, counts
+from tests.helpers.orders import URL as ORDERS
 from tests.helpers.receivers import Receiver, free_port, held
-from tests.webhooks.test_delivery import ORDERS, Shop
 
-TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 FIELDS = [
     "delivery_id",
     "webhook_id",
@@ -38,17 +37,13 @@ FIELDS = [
     "duration_ms",
     "at",
 ]
-COUNT_KEYS = ["delivered", "retrying", "failed", "cancelled", "dropped"]
+COUNT_KEYS = list(NOTHING)
 #: The CLI's worker: retries due at once, short sends.
 CLI_SETTINGS = {
     "shopsvc.outbound.allow_private_targets": "true",
     "shopsvc.webhooks.retry_base_seconds": "0",
     "shopsvc.webhooks.timeout": "0.5",
 }
-
-
-def counts(**some: int) -> dict[str, int]:
-    return {key: some.get(key, 0) for key in COUNT_KEYS}
 
 
 @pytest.fixture
@@ -75,12 +70,6 @@ def shop(
 ) -> Shop:
     """The API over the same database (it queues the events; the CLI delivers them)."""
     return Shop(build_app(), make_key())
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    with Receiver() as server:
-        yield server
 
 
 def run(argv: Sequence[str]) -> int:

@@ -3,51 +3,19 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
 from shopsvc.sql.tables import webhooks
-from tests.helpers.api import authorised, errors
-from tests.helpers.server import LocalServer, QuietHandler
+from tests.helpers.api import TIMESTAMP, authorised, errors
+from tests.helpers.receivers import Receiver
 from tests.helpers.sql import one_row
 from tests.helpers.webhooks import URL
 from tests.helpers.webhooks import create_webhook as create
 
-TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 DEFAULT_NAME = re.compile(r"Webhook created on [A-Z][a-z]{2} \d{2}, \d{4} @ \d{2}:\d{2} [AP]M")
-
-
-class Receiver(LocalServer):
-    """A local HTTP server that records the requests it receives and answers ``status``."""
-
-    def __init__(self, status: int = 200) -> None:
-        self.requests: list[dict[str, Any]] = []
-        received = self.requests
-
-        class Handler(QuietHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length", 0))
-                received.append(
-                    {
-                        "path": self.path,
-                        "headers": dict(self.headers),
-                        "body": self.rfile.read(length),
-                    }
-                )
-                self.send_response(status)
-                self.end_headers()
-
-        super().__init__(Handler)
-        self.url += "/hook"
-
-
-@pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    with Receiver() as server:
-        yield server
 
 
 def stored(engine: sa.Engine, webhook_id: int) -> dict[str, Any]:
@@ -263,10 +231,10 @@ def test_ping_is_sent_before_the_response(api: Any, receiver: Receiver) -> None:
     webhook = create(api, delivery_url=receiver.url)
     assert len(receiver.requests) == 1
     ping = receiver.requests[0]
-    assert ping["path"] == "/hook"
-    assert ping["body"] == f"webhook_id={webhook['id']}".encode()
-    assert ping["headers"]["Content-Type"] == "application/x-www-form-urlencoded"
-    assert ping["headers"]["User-Agent"] == "Shop/0.1.0 Hookshot (shopsvc)"
+    assert ping.path == "/hook"
+    assert ping.body == f"webhook_id={webhook['id']}".encode()
+    assert ping.headers["Content-Type"] == "application/x-www-form-urlencoded"
+    assert ping.headers["User-Agent"] == "Shop/0.1.0 Hookshot (shopsvc)"
 
 
 def test_no_ping_on_edit(api: Any, receiver: Receiver) -> None:
@@ -276,7 +244,7 @@ def test_no_ping_on_edit(api: Any, receiver: Receiver) -> None:
 
 
 def test_failing_receiver_still_gives_201(api: Any) -> None:
-    with Receiver(status=500) as server:
+    with Receiver(default=500) as server:
         webhook = create(api, delivery_url=server.url)
         assert len(server.requests) == 1
         assert api.get(f"{URL}/{webhook['id']}").json["webhook"]["status"] == "active"
