@@ -8,8 +8,10 @@ reference products.md §2 (product, "final"), §2.2 (images), §2.3 (attributes)
 
 The pure rules come from ``shopsvc.domain.pricing`` (prices, ``on_sale``, ``price_html``),
 ``shopsvc.domain.stock`` (stock flags) and ``shopsvc.domain.catalog`` (``visible``,
-``purchaseable``, attribute slugs); the data from ``shopsvc.sql.products.load_products`` (a fixed
-number of statements for any number of products).
+``purchaseable``, attribute slugs), the attributes' slugs and options and a variation's values
+from ``shopsvc.records.product_attributes``; the data from
+``shopsvc.sql.product_data.load_products`` (a fixed number of statements for any number of
+products).
 
 A variation takes these from its variable parent when its own value is unset (the final core's
 rules): SKU, weight, each dimension, tax class (stored ``"parent"``, a new variation's default),
@@ -32,6 +34,11 @@ from shopsvc.domain.money import format_decimal
 from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.errors import ApiError
 from shopsvc.records.context import RecordContext
+from shopsvc.records.product_attributes import (
+    attribute_key,
+    product_attributes,
+    variation_attribute_values,
+)
 from shopsvc.settings import Settings
 from shopsvc.sql.product_data import ProductAttribute, ProductData, load_products, unlink
 
@@ -377,63 +384,8 @@ def _images(node: ProductData, ctx: _Context) -> list[dict[str, Any]]:
 
 # --- attributes
 
-_clean_slug = functools.lru_cache(maxsize=4096)(catalog.clean_attribute_slug)
-_slugify = functools.lru_cache(maxsize=4096)(catalog.slugify_name)
 #: Categories and tags sort by name, the same few names on every record of a page.
 _name_key = functools.lru_cache(maxsize=4096)(catalog.name_key)
-
-
-def _attribute_key(attribute: ProductAttribute) -> str:
-    """The slug of a product attribute as shown (global: without ``pa_``; custom: its name
-    sanitised like a taxonomy name)."""
-    if attribute.is_global:
-        return attribute.slug
-    return _clean_slug(attribute.name)
-
-
-def _option_names(attribute: ProductAttribute) -> list[str]:
-    """Global: the chosen term names in the attribute's order; custom: the stored texts."""
-    if attribute.is_global:
-        return [term["name"] for term in catalog.sort_terms(attribute.options, attribute.order_by)]
-    return [str(option) for option in attribute.options]
-
-
-def _product_attributes(node: ProductData) -> list[dict[str, Any]]:
-    return [
-        {
-            "name": attribute.name,
-            "slug": _attribute_key(attribute),
-            "position": attribute.position,
-            "visible": attribute.visible,
-            "variation": attribute.variation,
-            "options": _option_names(attribute),
-        }
-        for attribute in node.attributes
-    ]
-
-
-def _variation_value(node: ProductData, attribute: ProductAttribute) -> tuple[str, str]:
-    """(the stored key, the value) of one of the parent's variation attributes on ``node``;
-    a custom attribute's key is matched however its name was sanitised."""
-    values = node.variation_values
-    if attribute.is_global:
-        return attribute.slug, values.get(attribute.slug, "")
-    candidates = _key_candidates(attribute.name)
-    for key in candidates:
-        if key in values:
-            return key, values[key]
-    lowered = {key.lower(): key for key in values}
-    for key in candidates:
-        if key.lower() in lowered:
-            found = lowered[key.lower()]
-            return found, values[found]
-    return candidates[0], ""
-
-
-@functools.lru_cache(maxsize=4096)
-def _key_candidates(name: str) -> tuple[str, ...]:
-    """The keys a variation may store a custom attribute's value under, the likeliest first."""
-    return (_clean_slug(name), _slugify(name), name.lower(), name)
 
 
 def _variation_attribute_list(
@@ -442,25 +394,13 @@ def _variation_attribute_list(
     """(attribute, stored key, value) of each of the parent's variation attributes."""
     found = ctx.variation_values.get(node.id)
     if found is None:
-        found = ctx.variation_values[node.id] = _compute_variation_attributes(node)
-    return found
-
-
-def _compute_variation_attributes(node: ProductData) -> list[tuple[ProductAttribute, str, str]]:
-    parent = node.parent
-    if parent is None:
-        return []
-    found = []
-    for attribute in parent.attributes:
-        if attribute.variation:
-            key, value = _variation_value(node, attribute)
-            found.append((attribute, key, value))
+        found = ctx.variation_values[node.id] = variation_attribute_values(node)
     return found
 
 
 def _variation_attributes(node: ProductData, ctx: _Context) -> list[dict[str, Any]]:
     return [
-        {"name": attribute.name, "slug": _attribute_key(attribute), "option": value}
+        {"name": attribute.name, "slug": attribute_key(attribute), "option": value}
         for attribute, _, value in _variation_attribute_list(node, ctx)
     ]
 
@@ -654,7 +594,7 @@ def _record(node: ProductData, ctx: _Context, nested: bool = False) -> dict[str,
         "featured_src": images[0]["src"] if node.featured_image is not None else "",
         "attributes": _variation_attributes(node, ctx)
         if is_variation
-        else _product_attributes(node),
+        else product_attributes(node),
         "downloads": _downloads(node),
         "download_limit": int(row["download_limit"]),
         "download_expiry": int(row["download_expiry"]),
@@ -678,7 +618,7 @@ def product_records(
 ) -> list[dict[str, Any]]:
     """The full records of the products and variations ``ids``, in that order (ids that do not
     exist are left out). A fixed number of statements, whatever the number of ids; one fewer
-    when ``rows`` (``sql.products.load_product_rows`` of ``ids``) are given."""
+    when ``rows`` (``sql.product_data.load_product_rows`` of ``ids``) are given."""
     shop = context.settings
     nodes = load_products(
         context.conn, list(ids), hide_out_of_stock=shop.hide_out_of_stock, rows=rows

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -54,9 +53,10 @@ from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql.orders import PAID_STATUSES as PAID
 from shopsvc.validation import orders as validation
 from shopsvc.validation.orders import ARRAYS, OrderInput
-from shopsvc.validation.types import MAX_INT, int_field
+from shopsvc.validation.types import MAX_INT
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_items import new_coupon, new_fee, new_line, new_shipping
+from shopsvc.writers.order_plan import Plan, PlannedOrder, Scratch, element_order_id
 from shopsvc.writers.order_status import PAYABLE, REDUCING, RESTORING
 from shopsvc.writers.order_totals import compute_totals, tax_item_values, tax_rates
 from shopsvc.writers.orders import (
@@ -71,44 +71,6 @@ from shopsvc.writers.stock import stock_moved, stock_source
 
 Row = dict[str, Any]
 _ZERO = Decimal(0)
-
-
-@dataclass
-class _Order:
-    """An order as an element changes it: its row (a new one, or a copy of the loaded one) and
-    its line items (what status changes move stock and sales by)."""
-
-    row: Row
-    lines: list[Row]
-
-
-@dataclass
-class _Scratch:
-    """What one element's plan adds: the rows it would insert per table (in insert order), the
-    key draws, the links of child rows to their parents, its stock, sales and profile changes and
-    its webhook events. Kept when the plan passes; on failure only the ids and key draws it used
-    count (as burnt)."""
-
-    rows: dict[str, list[Row]] = field(default_factory=lambda: {t: [] for t in sql.TABLES})
-    keys: list[Row] = field(default_factory=list)
-    links: list[tuple[Row, str, Row]] = field(default_factory=list)
-    stock: dict[int, Row] = field(default_factory=dict)
-    sales: dict[int, int] = field(default_factory=dict)
-    profiles: dict[int, dict[str, Any]] = field(default_factory=dict)
-    events: list[tuple[str, Any, str | None, list[str]]] = field(default_factory=list)
-
-    def add(self, table: str, row: Row, parent: Row | None = None, fk: str = "") -> Row:
-        self.rows[table].append(row)
-        if parent is not None:
-            self.links.append((row, fk, parent))
-        return row
-
-
-@dataclass
-class _Plan:
-    row: Row
-    events: list[tuple[str, Any, str | None, list[str]]]
-    edit: bool
 
 
 class OrderBatch:
@@ -174,7 +136,7 @@ class OrderBatch:
                 continue
             self._remaining += 1
             try:
-                order_id = _element_order_id(element)
+                order_id = element_order_id(element)
             except ApiError:
                 continue
             if order_id:
@@ -268,12 +230,12 @@ class OrderBatch:
 
     # --- plan
 
-    def plan(self, element: Row) -> _Plan:
-        scratch = _Scratch()
+    def plan(self, element: Row) -> Plan:
+        scratch = Scratch()
         order_id = 0
         self._remaining -= 1
         try:
-            order_id = _element_order_id(element)
+            order_id = element_order_id(element)
             if order_id:
                 order = self._plan_edit(scratch, order_id, element)
             else:
@@ -288,9 +250,9 @@ class OrderBatch:
             raise
         self._commit(scratch, order, edit=bool(order_id))
         self._passed += 1
-        return _Plan(order.row, scratch.events, edit=bool(order_id))
+        return Plan(order.row, scratch.events, edit=bool(order_id))
 
-    def _commit(self, scratch: _Scratch, order: _Order, edit: bool) -> None:
+    def _commit(self, scratch: Scratch, order: PlannedOrder, edit: bool) -> None:
         changed = self._customers_changed(scratch, order, edit)
         if changed & self._shown:
             raise Sequential  # an earlier element's record shows that customer as it was
@@ -309,7 +271,7 @@ class OrderBatch:
             self._sales[product_id] = self._sales.get(product_id, 0) + delta
         self._profiles.update(scratch.profiles)
 
-    def _customers_changed(self, scratch: _Scratch, order: _Order, edit: bool) -> set[int]:
+    def _customers_changed(self, scratch: Scratch, order: PlannedOrder, edit: bool) -> set[int]:
         """The customers whose block in an order record (profile, orders count, total spent,
         last order) this element changes: a new order's customer; an edit's customers before
         and after when it changes the customer; a profile it writes; the order's customer when
@@ -326,7 +288,7 @@ class OrderBatch:
             changed.add(row["customer_id"])
         return changed - {0}
 
-    def _plan_create(self, s: _Scratch, element: Row) -> _Order:
+    def _plan_create(self, s: Scratch, element: Row) -> PlannedOrder:
         """``views.order_writes._create`` and ``writers.orders.create_order``, step by step."""
         ORDERS.require(self.caller, "create")
         clean = self._clean(element, create=True)
@@ -351,7 +313,7 @@ class OrderBatch:
         }
         s.keys.append(row)
         s.add(sql.ORDERS, row)
-        order = _Order(row, [])
+        order = PlannedOrder(row, [])
         self._addresses(s, order, clean)
         self._fill_billing_email(order)
         items = self._new_items(s, order, clean)
@@ -372,7 +334,7 @@ class OrderBatch:
             self._payment_complete(s, order, payment.transaction_id)
         return order
 
-    def _plan_edit(self, s: _Scratch, order_id: int, element: Row) -> _Order:
+    def _plan_edit(self, s: Scratch, order_id: int, element: Row) -> PlannedOrder:
         """``views.order_writes._edit`` and ``writers.orders.edit_order``, step by step."""
         ORDERS.check_id(order_id)
         loaded = self._orders.get(order_id)
@@ -385,7 +347,7 @@ class OrderBatch:
         if order_id in self._edited:
             raise Sequential
         row = dict(loaded)
-        order = _Order(row, self._lines.get(order_id, []))
+        order = PlannedOrder(row, self._lines.get(order_id, []))
         values: Row = {"updated_at": self.now}
         if clean.note is not None:
             values["customer_note"] = clean.note
@@ -435,7 +397,7 @@ class OrderBatch:
 
     # --- the steps
 
-    def _addresses(self, s: _Scratch, order: _Order, clean: OrderInput) -> None:
+    def _addresses(self, s: Scratch, order: PlannedOrder, clean: OrderInput) -> None:
         """``writers.orders._write_addresses`` (the profile of the order's customer before this
         request)."""
         values: Row = {}
@@ -448,7 +410,7 @@ class OrderBatch:
         order.row.update(values)
 
     def _upsert_profile(
-        self, s: _Scratch, user_id: int, billing: dict[str, str], shipping: dict[str, str]
+        self, s: Scratch, user_id: int, billing: dict[str, str], shipping: dict[str, str]
     ) -> None:
         current = s.profiles.get(user_id) or self._profiles.get(user_id)
         if current is None:
@@ -470,7 +432,7 @@ class OrderBatch:
             }
         s.profiles[user_id] = {"exists": current["exists"], **merged}
 
-    def _fill_billing_email(self, order: _Order) -> None:
+    def _fill_billing_email(self, order: PlannedOrder) -> None:
         row = order.row
         if row["billing_email"] or not row["customer_id"]:
             return
@@ -478,7 +440,7 @@ class OrderBatch:
         if user is not None and user["email"]:
             row["billing_email"] = user["email"]
 
-    def _new_items(self, s: _Scratch, order: _Order, clean: OrderInput) -> list[Row]:
+    def _new_items(self, s: Scratch, order: PlannedOrder, clean: OrderInput) -> list[Row]:
         """The new items of a create, in the order ``writers.orders._write_items`` inserts
         them; their ids are used up as they would be."""
         items: list[Row] = []
@@ -503,7 +465,7 @@ class OrderBatch:
                     s.add(sql.ITEM_META, entry, item, "item_id")
         return items
 
-    def _totals(self, s: _Scratch, order: _Order, items: list[Row]) -> None:
+    def _totals(self, s: Scratch, order: PlannedOrder, items: list[Row]) -> None:
         """``order_totals.recalculate`` of a new order: its items as the database gives them
         back, the same computation, the same range checks in the same order."""
         stored = [
@@ -521,7 +483,7 @@ class OrderBatch:
         sql.check_order_amounts(found.order)
         order.row.update(found.order)
 
-    def _meta(self, order: _Order, clean: OrderInput) -> None:
+    def _meta(self, order: PlannedOrder, clean: OrderInput) -> None:
         if not clean.order_meta:
             return
         meta = {**json.loads(order.row["order_meta"] or "{}"), **clean.order_meta}
@@ -529,7 +491,7 @@ class OrderBatch:
 
     # --- status, payment, stock (writers.order_status, writers.stock)
 
-    def _change_status(self, s: _Scratch, order: _Order, new: str, prefix: str = "") -> None:
+    def _change_status(self, s: Scratch, order: PlannedOrder, new: str, prefix: str = "") -> None:
         row = order.row
         old = row["status"]
         if old == new:
@@ -565,7 +527,7 @@ class OrderBatch:
             self._move(s, order, 1)
             row["stock_reduced"] = False
 
-    def _payment_complete(self, s: _Scratch, order: _Order, transaction_id: str) -> None:
+    def _payment_complete(self, s: Scratch, order: PlannedOrder, transaction_id: str) -> None:
         row = order.row
         if row["status"] not in PAYABLE:
             return
@@ -578,7 +540,7 @@ class OrderBatch:
             s, order, "processing" if self._needs_processing(order) else "completed"
         )
 
-    def _needs_processing(self, order: _Order) -> bool:
+    def _needs_processing(self, order: PlannedOrder) -> bool:
         for line in order.lines:
             product_id = line["variation_id"] or line["product_id"]
             product = self._products.get(product_id) if product_id else None
@@ -588,24 +550,24 @@ class OrderBatch:
                 return True
         return False
 
-    def _stock_row(self, s: _Scratch, product_id: int) -> Row | None:
+    def _stock_row(self, s: Scratch, product_id: int) -> Row | None:
         if product_id not in self._covered:
             raise Sequential
         found = s.stock.get(product_id) or self._stock.get(product_id)
         return found if found is not None else self._products.get(product_id)
 
-    def _set_stock(self, s: _Scratch, row: Row, **values: Any) -> Row:
+    def _set_stock(self, s: Scratch, row: Row, **values: Any) -> Row:
         changed = {**row, **values}
         s.stock[row["id"]] = changed
         return changed
 
-    def _move(self, s: _Scratch, order: _Order, sign: int) -> None:
+    def _move(self, s: Scratch, order: PlannedOrder, sign: int) -> None:
         for line in order.lines:
             product_id = line["variation_id"] or line["product_id"]
             if product_id and line["quantity"]:
                 self._move_stock(s, product_id, sign * line["quantity"])
 
-    def _move_stock(self, s: _Scratch, product_id: int, delta: int) -> None:
+    def _move_stock(self, s: Scratch, product_id: int, delta: int) -> None:
         """``writers.stock.move_stock`` on the batch's stock."""
         settings = self.ctx.settings
         if not settings.manage_stock:
@@ -619,7 +581,7 @@ class OrderBatch:
             s.events.append(("product", row["id"], None, [stock_hook(row["type"] == "variation")]))
         self._sync_variable_parent(s, row["parent_id"] if row["type"] == "variation" else row["id"])
 
-    def _sync_variable_parent(self, s: _Scratch, parent_id: int | None) -> None:
+    def _sync_variable_parent(self, s: Scratch, parent_id: int | None) -> None:
         if not parent_id:
             return
         parent = self._stock_row(s, parent_id)
@@ -658,7 +620,7 @@ class OrderBatch:
                     child[fk] = parent["id"]
             sql.insert_rows(self.ctx.conn, table, self._slots[table])
 
-    def write(self, plans: Sequence[_Plan]) -> list[int]:
+    def write(self, plans: Sequence[Plan]) -> list[int]:
         conn = self.ctx.conn
         self._take_ids()
         edits = [plan.row for plan in plans if plan.edit]
@@ -699,9 +661,3 @@ def _state(row: Row) -> stock.StockState:
     return stock.StockState(
         bool(row["manage_stock"]), row["stock_quantity"], row["backorders"], row["stock_status"]
     )
-
-
-def _element_order_id(element: Row) -> int:
-    """The element's order id as the one-by-one bulk reads it (0: a create)."""
-    raw_id = element.get("id")
-    return 0 if raw_id is None or raw_id == "" else int_field(raw_id, "order.id")
