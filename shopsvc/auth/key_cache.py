@@ -35,7 +35,7 @@ Three rules keep a stale row out:
 A child forked from the process (a pre-forking server) inherits the entries but not the
 thread: it drops them and listens anew when first used (``os.register_at_fork``).
 
-``last_access`` is not watched (it changes once a minute per key, ``sql.auth.touch_key``): a
+``last_access`` is not watched (it changes once a minute per key, ``sql.auth_writes.touch_key``): a
 request that touches it updates its own entry (:meth:`KeyCache.touched`).
 
 SQLite has no notifications: there the lookup is an in-process read of a few microseconds, and

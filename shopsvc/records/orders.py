@@ -3,7 +3,7 @@
 Used by the read routes (``shopsvc.views.orders``, ``/products/<id>/orders``), by the write routes
 (which answer with the record of what they wrote) and by whatever renders an order without a
 request (CLI, webhook worker): everything comes from a :class:`RecordContext`. The data comes from
-``shopsvc.sql.orders.load_orders`` (a fixed number of statements for any number of orders).
+``shopsvc.sql.order_data.load_orders`` (a fixed number of statements for any number of orders).
 
 Field order and rules: reference orders.md §1.1-§1.8 (3.x), with decisions.md §6 and §7
 "Orders: records" where they differ. Choices:

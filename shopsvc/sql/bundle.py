@@ -244,10 +244,10 @@ def row_builder(columns: Sequence[tuple[str, int]]) -> Callable[[Sequence[Any]],
     comprehension over the columns (a page of products splits tens of thousands of rows). The
     names are column keys (``repr`` writes them as string literals), the positions integers.
 
-    A wide row (more than :data:`DISPLAY_COLUMNS`; the rows of ``sql.products.load_product_rows``
-    and ``sql.orders.load_orders``) is a copy of a dict of its keys whose values are then set
-    by position: three quarters of the cost of ``Prepared.mappings``' copy and ``update`` of
-    the zipped keys and values."""
+    A wide row (more than :data:`DISPLAY_COLUMNS`; the rows of
+    ``sql.product_data.load_product_rows`` and ``sql.order_data.load_orders``) is a copy of a dict
+    of its keys whose values are then set by position: three quarters of the cost of
+    ``Prepared.mappings``' copy and ``update`` of the zipped keys and values."""
     if len(columns) <= DISPLAY_COLUMNS:
         display = ", ".join(f"{name!r}: row[{int(position)}]" for name, position in columns)
         return eval(f"lambda row: {{{display}}}", {})

@@ -152,7 +152,7 @@ PRODUCT_COLUMNS = (
 
 def lock_orders(conn: Connection, order_ids: Sequence[int]) -> list[Row]:
     """The ``orders`` rows of ``order_ids`` that exist, locked until the transaction ends (as
-    ``sql.orders.get_for_update`` locks one)."""
+    ``sql.order_lookups.get_for_update`` locks one)."""
     if not order_ids:
         return []
     query = (

@@ -44,7 +44,7 @@ class Catalog(Protocol):
         ...
 
     def product(self, product_id: int) -> Row | None:
-        """A product or variation (any status), as ``sql.order_writes.get_product`` reads it."""
+        """A product or variation (any status), as ``sql.order_lookups.get_product`` reads it."""
         ...
 
     def variations(self, parent_id: int) -> list[tuple[int, dict[str, str]]]:

@@ -29,9 +29,10 @@ Rules, where the reference leaves a choice:
   amount."); neither the refund's items nor the order's status change.
 * Delete removes the refund and its items; the order's status is not reverted.
 
-Every write locks the order's row first (``sql.orders.get_for_update``) and works from the row
-read under the lock: two refunds of one order at once run one after the other, so the second
-sees the first one's amount in what is left to refund and they never refund more than the total.
+Every write locks the order's row first (``sql.order_lookups.get_for_update``) and works from
+the row read under the lock: two refunds of one order at once run one after the other, so the
+second sees the first one's amount in what is left to refund and they never refund more than the
+total.
 """
 
 from __future__ import annotations

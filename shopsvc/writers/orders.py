@@ -6,7 +6,7 @@ arrays, totals, payment details, currency, ``order_meta``, then the status chang
 (only when an item array was sent), payment (judged after this request's totals), meta, status.
 Errors are raised in the reference's step order; the caller's transaction (a bulk element's
 savepoint) makes every write all or nothing. An edit locks the order's row before it reads it
-(``sql.orders.get_for_update``), so concurrent edits of one order are serialised.
+(``sql.order_lookups.get_for_update``), so concurrent edits of one order are serialised.
 """
 
 from __future__ import annotations

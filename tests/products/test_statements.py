@@ -114,7 +114,7 @@ def test_a_pages_product_nodes_go_without_the_cyclic_collector(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A parent and its children refer to each other while the records are built; once built
-    the links are undone (``sql.products.unlink``), so the nodes of a page are freed by
+    the links are undone (``sql.product_data.unlink``), so the nodes of a page are freed by
     reference counting as soon as the request is done with them, not left to the garbage
     collector (which walks every young object each time it runs: a tenth of a 1000-product
     page's time)."""
