@@ -256,3 +256,112 @@ def test_domain_imports_nothing_of_the_project_but_errors_and_domain() -> None:
 def test_view_modules_stay_short() -> None:
     long = {p.name: n for p in _modules("views") if (n := len(p.read_text().splitlines())) > 400}
     assert long == {}
+
+
+#: The modules of ``shopsvc/sql`` that belong to no family (``shopsvc/sql/__init__.py`` says why
+#: none of them is split into reads and writes).
+SQL_MACHINERY = {
+    *("__init__", "tables", "common", "paging", "bundle", "prepared", "json_rows"),
+    *("deliveries", "named_queries", "demo"),
+}
+#: The endings of the modules that write (one record at a time; a set-based bulk).
+SQL_WRITES = ("_writes", "_batch")
+#: What builds a statement that changes rows: SQLAlchemy's, and the shared ones of ``sql.common``.
+ROW_CHANGES = {"insert", "update", "delete", "Insert", "Update", "Delete"}
+SHARED_WRITES = {"insert_all", "bulk_insert", "arrays_insert", "in_savepoint"}
+#: The verbs of the functions that read.
+READ_VERBS = ("get_", "page_", "count_", "find_", "list_", "load_")
+
+
+def _called(node: ast.AST) -> set[str]:
+    """The names a function (or module) calls: ``f(…)`` and ``x.f(…)`` both count as ``f``."""
+    found: set[str] = set()
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call):
+            if isinstance(call.func, ast.Name):
+                found.add(call.func.id)
+            elif isinstance(call.func, ast.Attribute):
+                found.add(call.func.attr)
+    return found
+
+
+def _row_changes(tree: ast.Module) -> list[str]:
+    """What in a module changes rows: SQLAlchemy's ``insert``, ``update``, ``delete`` (imported,
+    or as ``sa.…``), a table's ``.insert()``, ``.update()``, ``.delete()``, the shared writes of
+    ``sql.common``, and ``text()`` statements that start with ``INSERT``, ``UPDATE`` or
+    ``DELETE``."""
+    found: list[str] = []
+    sa_aliases: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.split(".")[0] == "sqlalchemy":
+                found += [alias.name for alias in node.names if alias.name in ROW_CHANGES]
+            elif node.module == "shopsvc.sql.common":
+                found += [alias.name for alias in node.names if alias.name in SHARED_WRITES]
+        elif isinstance(node, ast.Import):
+            sa_aliases |= {
+                alias.asname or alias.name
+                for alias in node.names
+                if alias.name.split(".")[0] == "sqlalchemy"
+            }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id in sa_aliases and node.attr in ROW_CHANGES:
+                found.append(f"{node.value.id}.{node.attr}")
+            elif node.value.id == "common" and node.attr in SHARED_WRITES:
+                found.append(f"common.{node.attr}")
+        if not isinstance(node, ast.Call):
+            continue
+        func, first = node.func, node.args[0] if node.args else None
+        if isinstance(func, ast.Attribute) and func.attr in ROW_CHANGES and first is None:
+            found.append(ast.unparse(func))  # table.insert()
+        elif (
+            isinstance(func, ast.Name)
+            and func.id == "text"
+            and isinstance(first, ast.Constant)
+            and str(first.value).lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))
+        ):
+            found.append(f"text({str(first.value)[:20]!r}…)")
+    return found
+
+
+def test_sql_reads_and_writes_are_split_the_same_way_for_every_family() -> None:
+    """``sql/<family>.py`` (and a large family's other read modules, ``product_data``,
+    ``order_lookups``…) only reads: nothing in it changes a row. ``sql/<family>_writes.py`` and
+    ``sql/<family>_batch.py`` write: no function of theirs is named for a read (``get_…``,
+    ``page_…``, ``count_…``, ``find_…``, ``list_…``, ``load_…``) or runs a ``select`` without
+    changing a row (directly or through a function of its module), and each belongs to a family
+    with a reads module (``tax_writes`` to ``taxes``, ``order_note_writes`` to
+    ``order_notes``…). The modules of :data:`SQL_MACHINERY` belong to no family."""
+    modules = {path.stem: ast.parse(path.read_text(encoding="utf-8")) for path in _modules("sql")}
+    assert set(modules) >= SQL_MACHINERY  # a machinery module renamed or gone: say so here
+    offenders: dict[str, list[str]] = {}
+    for name, tree in sorted(modules.items()):
+        if name in SQL_MACHINERY:
+            continue
+        if not name.endswith(SQL_WRITES):
+            if changes := _row_changes(tree):
+                offenders[f"{name} (reads) changes rows"] = changes
+            continue
+        family = name.rsplit("_", 1)[0]
+        if not {family, f"{family}s", f"{family}es"} & set(modules):
+            offenders[f"{name} (writes) has no reads module"] = [family]
+        if not _row_changes(tree):
+            offenders[f"{name} (writes) changes no row"] = []
+        functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+        writing = {
+            f for f, node in functions.items() if _called(node) & (ROW_CHANGES | SHARED_WRITES)
+        }
+        while more := {
+            f for f, node in functions.items() if f not in writing and _called(node) & writing
+        }:
+            writing |= more
+        reads = sorted(
+            f
+            for f, node in functions.items()
+            if not f.startswith("_")
+            and (f.startswith(READ_VERBS) or ("select" in _called(node) and f not in writing))
+        )
+        if reads:
+            offenders[f"{name} (writes) reads"] = reads
+    assert offenders == {}
