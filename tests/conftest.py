@@ -17,6 +17,7 @@ from shopsvc.db.schema import migrate
 from shopsvc.testing.databases import user_with_key
 from tests.helpers.api import LEGACY_SETTINGS, Credentials, authorised
 from tests.helpers.databases import postgres_database, reset, sqlite_without_fsync
+from tests.helpers.legacy_client import LegacyClient
 from tests.helpers.server import ImageHandler, LocalServer
 
 
@@ -109,6 +110,13 @@ def legacy_app(make_app: Callable[..., TestApp]) -> Iterator[TestApp]:
     app = make_app(**LEGACY_SETTINGS)
     yield app
     app.app.registry.engine.dispose()
+
+
+@pytest.fixture
+def legacy_client(legacy_app: TestApp, make_key: Callable[..., Credentials]) -> LegacyClient:
+    """The real PyPI ``woocommerce`` client, called by a shop manager, against ``legacy_app``."""
+    key = make_key("shop_manager", "read_write")
+    return LegacyClient(legacy_app, key.consumer_key, key.consumer_secret)
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
 from webtest import TestApp
 
 from tests.helpers.api import LEGACY_SETTINGS
@@ -15,33 +14,27 @@ from tests.helpers.legacy_client import LegacyClient
 
 
 # ``legacy_app`` (tests/conftest.py) leaves ``oauth_allow_raw_slash`` at its default.
-@pytest.fixture
-def client(legacy_app: TestApp, make_key: Callable[..., Any]) -> LegacyClient:
-    key = make_key("shop_manager", "read_write")
-    return LegacyClient(legacy_app, key.consumer_key, key.consumer_secret)
-
-
-def test_search_for_a_slash_works_out_of_the_box(client: LegacyClient) -> None:
-    switch = client.post("products", {"product": {"title": "Cable a/b switch"}})
+def test_search_for_a_slash_works_out_of_the_box(legacy_client: LegacyClient) -> None:
+    switch = legacy_client.post("products", {"product": {"title": "Cable a/b switch"}})
     assert switch.status_code == 201, switch.text
-    other = client.post("products", {"product": {"title": "Cable ab switch"}})
+    other = legacy_client.post("products", {"product": {"title": "Cable ab switch"}})
     assert other.status_code == 201, other.text
 
-    found = client.get("products", params={"filter[q]": "a/b"})
+    found = legacy_client.get("products", params={"filter[q]": "a/b"})
     assert found.status_code == 200, found.text
     assert [p["id"] for p in found.json()["products"]] == [switch.json()["product"]["id"]]
     # on the wire the "/" is %2F; the client signed it raw (see the strict test below)
-    method, url = client.sent[-1]
+    method, url = legacy_client.sent[-1]
     assert method == "GET" and "filter%5Bq%5D=a%2Fb" in url
     assert "oauth_signature=" in url
 
-    counted = client.get("products/count", params={"filter[q]": "a/b"})
+    counted = legacy_client.get("products/count", params={"filter[q]": "a/b"})
     assert counted.status_code == 200, counted.text
     assert counted.json() == {"count": 1}
 
 
-def test_a_wrong_secret_is_still_refused(client: LegacyClient, legacy_app: TestApp) -> None:
-    wrong = LegacyClient(legacy_app, client.api.consumer_key, "cs_" + "0" * 40)
+def test_a_wrong_secret_is_still_refused(legacy_client: LegacyClient, legacy_app: TestApp) -> None:
+    wrong = LegacyClient(legacy_app, legacy_client.api.consumer_key, "cs_" + "0" * 40)
     refused = wrong.get("products", params={"filter[q]": "a/b"})
     assert refused.status_code == 401
     assert refused.json()["errors"][0]["code"] == "shop_api_authentication_error"
@@ -53,11 +46,11 @@ def test_strict_setting_refuses_the_clients_variant(
     strict = make_app(**LEGACY_SETTINGS, **{"shopsvc.auth.oauth_allow_raw_slash": "false"})
     try:
         key = make_key("shop_manager", "read_write")
-        client = LegacyClient(strict, key.consumer_key, key.consumer_secret)
-        refused = client.get("products", params={"filter[q]": "a/b"})
+        legacy_client = LegacyClient(strict, key.consumer_key, key.consumer_secret)
+        refused = legacy_client.get("products", params={"filter[q]": "a/b"})
         assert refused.status_code == 401
         assert refused.json()["errors"][0]["code"] == "shop_api_authentication_error"
         # a value without "/" is signed the same way by both sides
-        assert client.get("products", params={"filter[q]": "ab"}).status_code == 200
+        assert legacy_client.get("products", params={"filter[q]": "ab"}).status_code == 200
     finally:
         strict.app.registry.engine.dispose()

@@ -10,7 +10,7 @@ import json
 import logging
 import pathlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,11 +19,11 @@ from webtest import TestApp
 
 from shopsvc import main as app_main
 from shopsvc.auth.policy import hash_consumer_key
-from shopsvc.cli.main import main
 from shopsvc.db.schema import current_revision, head_revision
 from shopsvc.sql.tables import api_keys, users
 from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import ROOT, TIMESTAMP
+from tests.helpers.cli import lines, run
 from tests.helpers.databases import migration
 
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent.parent
@@ -39,14 +39,6 @@ def ini(tmp_path: pathlib.Path) -> pathlib.Path:
         "shopsvc.auth.allow_basic_over_http = true\n"
     )
     return path
-
-
-def run(argv: Sequence[str]) -> int:
-    """The exit status the console script would have (argparse exits by SystemExit)."""
-    try:
-        return main(list(argv))
-    except SystemExit as exit:
-        return int(exit.code or 0)
 
 
 def output(capsys: pytest.CaptureFixture[str]) -> tuple[Any, str]:
@@ -374,11 +366,6 @@ def test_the_database_refuses_a_duplicate_email_too(migrated: pathlib.Path) -> N
     with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
         conn.execute(sa.insert(users).values(login="b", email="X@EXAMPLE.COM", **row))
     engine.dispose()
-
-
-def lines(capsys: pytest.CaptureFixture[str]) -> tuple[list[Any], str]:
-    captured = capsys.readouterr()
-    return [json.loads(line) for line in captured.out.splitlines()], captured.err
 
 
 def make_key(ini: pathlib.Path, login: str, capsys: pytest.CaptureFixture[str], *extra: str) -> Any:

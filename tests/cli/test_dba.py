@@ -17,13 +17,13 @@ from alembic.runtime.migration import MigrationContext
 from webtest import TestApp
 
 from shopsvc.cli import dba
-from shopsvc.cli.main import main
 from shopsvc.db.engine import parameter_shape
 from shopsvc.settings import load_settings
 from shopsvc.sql import named_queries, products
 from shopsvc.sql.paging import ListFilters
 from shopsvc.sql.tables import metadata
 from tests.helpers.api import ROOT, Credentials, authorised
+from tests.helpers.cli import run as run_script
 
 SECRET_SKU = "SKU-NOT-IN-ANY-LOG-7731"
 SECRET_WORD = "zebrawordnotlogged"
@@ -38,10 +38,8 @@ def ini(tmp_path: pathlib.Path, database_url: str, engine: sa.Engine) -> pathlib
 
 
 def run(argv: Sequence[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    try:
-        status = main(list(argv))
-    except SystemExit as exit:
-        status = int(exit.code or 0)
+    """The exit status of the console script with ``argv``, and what it printed."""
+    status = run_script(argv)
     captured = capsys.readouterr()
     return status, captured.out, captured.err
 

@@ -5,12 +5,9 @@ delete — on both databases."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-import pytest
 import sqlalchemy as sa
-from webtest import TestApp
 
 from shopsvc.sql.tables import orders
 from tests.helpers.legacy_client import LegacyClient
@@ -19,21 +16,15 @@ from tests.helpers.sql import count_rows
 LIST_URL = "http://shop.test/wc-api/v3/orders?filter%5Blimit%5D=1"
 
 
-@pytest.fixture
-def client(legacy_app: TestApp, make_key: Callable[..., Any]) -> LegacyClient:
-    key = make_key("shop_manager", "read_write")
-    return LegacyClient(legacy_app, key.consumer_key, key.consumer_secret)
-
-
-def _product(client: LegacyClient, **fields: Any) -> dict[str, Any]:
-    response = client.post("products", {"product": fields})
+def _product(legacy_client: LegacyClient, **fields: Any) -> dict[str, Any]:
+    response = legacy_client.post("products", {"product": fields})
     assert response.status_code == 201, response.text
     product: dict[str, Any] = response.json()["product"]
     return product
 
 
-def _stock(client: LegacyClient, product_id: int) -> tuple[int | None, int]:
-    product = client.get(f"products/{product_id}").json()["product"]
+def _stock(legacy_client: LegacyClient, product_id: int) -> tuple[int | None, int]:
+    product = legacy_client.get(f"products/{product_id}").json()["product"]
     return product["stock_quantity"], product["total_sales"]
 
 
@@ -49,20 +40,20 @@ def _totals(order: dict[str, Any]) -> dict[str, Any]:
     return {key: order[key] for key in keys} | {"quantity": order["total_line_items_quantity"]}
 
 
-def test_order_lifecycle(client: LegacyClient, engine: sa.Engine) -> None:
+def test_order_lifecycle(legacy_client: LegacyClient, engine: sa.Engine) -> None:
     mug = _product(
-        client,
+        legacy_client,
         title="Mug",
         sku="MUG",
         regular_price="12.50",
         managing_stock=True,
         stock_quantity=10,
     )
-    cap = _product(client, title="Cap", sku="CAP", regular_price="7.25")
+    cap = _product(legacy_client, title="Cap", sku="CAP", regular_price="7.25")
     assert (mug["stock_quantity"], mug["total_sales"]) == (10, 0)
 
     # --- create: two lines and a shipping line
-    created = client.post(
+    created = legacy_client.post(
         "orders",
         {
             "order": {
@@ -107,15 +98,15 @@ def test_order_lifecycle(client: LegacyClient, engine: sa.Engine) -> None:
     assert order["customer_user_agent"] == "WooCommerce-Python-REST-API/3.0.0"
     assert order["view_order_url"] == f"http://shop.test/my-account/view-order/{order_id}/"
     # the client signed with OAuth in the query string, on the legacy root
-    method, url = client.sent[-1]
+    method, url = legacy_client.sent[-1]
     assert method == "POST" and url.startswith("http://shop.test/wc-api/v3/orders?")
     assert "oauth_signature_method=HMAC-SHA256" in url
-    assert _stock(client, mug["id"]) == (10, 0)  # pending: nothing reduced yet
+    assert _stock(legacy_client, mug["id"]) == (10, 0)  # pending: nothing reduced yet
 
     # --- edit one line's quantity (by id, with its product)
     line_ids = [line["id"] for line in order["line_items"]]
     mug_line = line_ids[0]
-    edited = client.put(
+    edited = legacy_client.put(
         f"orders/{order_id}",
         {"order": {"line_items": [{"id": mug_line, "product_id": mug["id"], "quantity": 3}]}},
     )
@@ -135,10 +126,10 @@ def test_order_lifecycle(client: LegacyClient, engine: sa.Engine) -> None:
         (mug["id"], 3, "12.50", "37.50", "37.50"),
         (cap["id"], 1, "7.25", "7.25", "7.25"),
     ]
-    assert client.get(f"orders/{order_id}").json()["order"] == order
+    assert legacy_client.get(f"orders/{order_id}").json()["order"] == order
 
     # --- payment: processing, stock reduced once
-    paid = client.put(
+    paid = legacy_client.put(
         f"orders/{order_id}",
         {
             "order": {
@@ -159,10 +150,10 @@ def test_order_lifecycle(client: LegacyClient, engine: sa.Engine) -> None:
         "method_title": "Direct Bank Transfer",
         "paid": True,
     }
-    assert _stock(client, mug["id"]) == (7, 3)
+    assert _stock(legacy_client, mug["id"]) == (7, 3)
 
     # --- a customer note
-    noted = client.post(
+    noted = legacy_client.post(
         f"orders/{order_id}/notes", {"order_note": {"note": "Gift wrap", "customer_note": True}}
     )
     assert noted.status_code == 201, noted.text
@@ -170,7 +161,7 @@ def test_order_lifecycle(client: LegacyClient, engine: sa.Engine) -> None:
     assert (note["note"], note["customer_note"]) == ("Gift wrap", True)
 
     # --- a refund of one mug, restocked
-    refunded = client.post(
+    refunded = legacy_client.post(
         f"orders/{order_id}/refunds",
         {
             "order_refund": {
@@ -196,19 +187,21 @@ def test_order_lifecycle(client: LegacyClient, engine: sa.Engine) -> None:
         "subtotal": "-12.50",
         "price": "12.50",
     }
-    assert _stock(client, mug["id"]) == (8, 3)
-    refunds = client.get(f"orders/{order_id}/refunds").json()["order_refunds"]
+    assert _stock(legacy_client, mug["id"]) == (8, 3)
+    refunds = legacy_client.get(f"orders/{order_id}/refunds").json()["order_refunds"]
     assert [(r["id"], r["amount"]) for r in refunds] == [(refund["id"], "12.50")]
     # more than what is left (49.75 - 12.50 = 37.25) is refused
-    too_much = client.post(f"orders/{order_id}/refunds", {"order_refund": {"amount": "37.26"}})
+    too_much = legacy_client.post(
+        f"orders/{order_id}/refunds", {"order_refund": {"amount": "37.26"}}
+    )
     assert too_much.status_code == 400
     assert too_much.json() == {
         "errors": [{"code": "shop_api_invalid_order_refund", "message": "Invalid refund amount."}]
     }
-    order = client.get(f"orders/{order_id}").json()["order"]
+    order = legacy_client.get(f"orders/{order_id}").json()["order"]
     assert (order["status"], order["total"]) == ("processing", "49.75")  # partly refunded
 
-    notes = client.get(f"orders/{order_id}/notes").json()["order_notes"]
+    notes = legacy_client.get(f"orders/{order_id}/notes").json()["order_notes"]
     assert [(n["note"], n["customer_note"]) for n in notes] == [
         (f"Item #{mug['id']} stock increased from 7 to 8.", False),
         ("Gift wrap", True),
@@ -216,46 +209,46 @@ def test_order_lifecycle(client: LegacyClient, engine: sa.Engine) -> None:
     ]
 
     # --- a second order, then the list one per page
-    second = client.post(
+    second = legacy_client.post(
         "orders", {"order": {"line_items": [{"product_id": cap["id"], "quantity": 2}]}}
     )
     assert second.status_code == 201, second.text
     second_id = second.json()["order"]["id"]
     assert second.json()["order"]["total"] == "14.50"
 
-    first_page = client.get("orders", params={"filter[limit]": 1})
+    first_page = legacy_client.get("orders", params={"filter[limit]": 1})
     assert first_page.status_code == 200, first_page.text
     assert [o["id"] for o in first_page.json()["orders"]] == [second_id]  # newest first
     assert first_page.headers["X-WC-Total"] == "2"
     assert first_page.headers["X-WC-TotalPages"] == "2"
-    assert client.link_headers(first_page) == [
+    assert legacy_client.link_headers(first_page) == [
         f'<{LIST_URL}&page=2>; rel="next"',
         f'<{LIST_URL}&page=2>; rel="last"',
     ]
-    last_page = client.get("orders", params={"filter[limit]": 1, "page": 2})
+    last_page = legacy_client.get("orders", params={"filter[limit]": 1, "page": 2})
     assert last_page.status_code == 200, last_page.text
     assert [o["id"] for o in last_page.json()["orders"]] == [order_id]
     assert last_page.json()["orders"][0] == order
     assert (last_page.headers["X-WC-Total"], last_page.headers["X-WC-TotalPages"]) == ("2", "2")
-    assert client.link_headers(last_page) == [
+    assert legacy_client.link_headers(last_page) == [
         f'<{LIST_URL}&page=1>; rel="first"',
         f'<{LIST_URL}&page=1>; rel="prev"',
     ]
     # the client sent every parameter twice; the last one wins, in the signature as well
-    assert client.sent[-1][1].count("filter%5Blimit%5D=1") == 2
+    assert legacy_client.sent[-1][1].count("filter%5Blimit%5D=1") == 2
 
     # --- trash, then delete for good
-    trashed = client.delete(f"orders/{order_id}")
+    trashed = legacy_client.delete(f"orders/{order_id}")
     assert trashed.status_code == 202, trashed.text
     assert trashed.json() == {"message": "Deleted order"}
-    in_trash = client.get("orders", params={"status": "trash"})
+    in_trash = legacy_client.get("orders", params={"status": "trash"})
     assert [(o["id"], o["status"]) for o in in_trash.json()["orders"]] == [(order_id, "trash")]
-    assert client.get("orders").headers["X-WC-Total"] == "1"
+    assert legacy_client.get("orders").headers["X-WC-Total"] == "1"
 
-    deleted = client.delete(f"orders/{order_id}", params={"force": "true"})
+    deleted = legacy_client.delete(f"orders/{order_id}", params={"force": "true"})
     assert deleted.status_code == 200, deleted.text
     assert deleted.json() == {"message": "Permanently deleted order"}
-    gone = client.get(f"orders/{order_id}")
+    gone = legacy_client.get(f"orders/{order_id}")
     assert gone.status_code == 404
     assert gone.json() == {
         "errors": [
@@ -266,4 +259,4 @@ def test_order_lifecycle(client: LegacyClient, engine: sa.Engine) -> None:
         ]
     }
     assert count_rows(engine, orders) == 1
-    assert _stock(client, mug["id"]) == (8, 3)  # deleting an order moves no stock
+    assert _stock(legacy_client, mug["id"]) == (8, 3)  # deleting an order moves no stock

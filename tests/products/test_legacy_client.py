@@ -4,10 +4,6 @@ deleting it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
@@ -16,18 +12,12 @@ from tests.helpers.legacy_client import LegacyClient
 from tests.helpers.sql import count_rows
 
 
-@pytest.fixture
-def client(legacy_app: TestApp, make_key: Callable[..., Any]) -> LegacyClient:
-    key = make_key("shop_manager", "read_write")
-    return LegacyClient(legacy_app, key.consumer_key, key.consumer_secret)
-
-
 def test_variable_product_lifecycle(
-    client: LegacyClient,
+    legacy_client: LegacyClient,
     image_host: str,
     engine: sa.Engine,
 ) -> None:
-    created = client.post(
+    created = legacy_client.post(
         "products",
         {
             "product": {
@@ -78,22 +68,22 @@ def test_variable_product_lifecycle(
     assert large["price"] == "12.50"
     assert small["permalink"] == "http://shop.test/product/legacy-tee/?attribute_size=Small"
     # the client really signed with OAuth in the query string, on the legacy root
-    method, url = client.sent[-1]
+    method, url = legacy_client.sent[-1]
     assert method == "POST" and url.startswith("http://shop.test/wc-api/v3/products?")
     assert "oauth_signature_method=HMAC-SHA256" in url
     assert count_rows(engine, media) == 1
 
-    listed = client.get("products", params={"filter[limit]": 5, "page": 1})
+    listed = legacy_client.get("products", params={"filter[limit]": 5, "page": 1})
     assert listed.status_code == 200, listed.text
     assert [p["id"] for p in listed.json()["products"]] == [product_id]
     assert listed.headers["X-WC-Total"] == "1" and listed.headers["X-WC-TotalPages"] == "1"
     # the client sent every parameter twice; the last one wins, in the signature as well
-    assert client.sent[-1][1].count("filter%5Blimit%5D=5") == 2
+    assert legacy_client.sent[-1][1].count("filter%5Blimit%5D=5") == 2
 
-    by_sku = client.get("products", params={"filter[sku]": "LEGACY-TEE-L"})
+    by_sku = legacy_client.get("products", params={"filter[sku]": "LEGACY-TEE-L"})
     assert [p["id"] for p in by_sku.json()["products"]] == [large["id"]]
 
-    edited = client.put(
+    edited = legacy_client.put(
         f"products/{product_id}",
         {
             "product": {
@@ -112,29 +102,29 @@ def test_variable_product_lifecycle(
     by_id = {v["id"]: v for v in again["variations"]}
     assert by_id[small["id"]]["sale_price"] == "8.00"
     assert by_id[large["id"]]["visible"] is False
-    assert client.get(f"products/{product_id}").json()["product"] == again
+    assert legacy_client.get(f"products/{product_id}").json()["product"] == again
 
-    trashed = client.delete(f"products/{product_id}")
+    trashed = legacy_client.delete(f"products/{product_id}")
     assert trashed.status_code == 202, trashed.text
     assert trashed.json() == {"message": "Deleted product"}
-    deleted = client.delete(f"products/{product_id}", params={"force": "true"})
+    deleted = legacy_client.delete(f"products/{product_id}", params={"force": "true"})
     assert deleted.status_code == 200, deleted.text
     assert deleted.json() == {"message": "Permanently deleted product"}
-    gone = client.get(f"products/{product_id}")
+    gone = legacy_client.get(f"products/{product_id}")
     assert gone.status_code == 404
     assert gone.json()["errors"][0]["code"] == "shop_api_no_product_found"
     assert count_rows(engine) == 0
 
 
-def test_client_errors_and_auth(client: LegacyClient, legacy_app: TestApp) -> None:
-    missing = client.post("products", {"product": {"type": "simple"}})
+def test_client_errors_and_auth(legacy_client: LegacyClient, legacy_app: TestApp) -> None:
+    missing = legacy_client.post("products", {"product": {"type": "simple"}})
     assert missing.status_code == 400
     assert missing.json() == {
         "errors": [
             {"code": "shop_api_missing_product_title", "message": "Missing parameter title."}
         ]
     }
-    bulk = client.post(
+    bulk = legacy_client.post(
         "products/bulk",
         {"products": [{"title": "One", "sku": "B-1"}, {"title": "Two", "sku": "b-1"}]},
     )
@@ -144,7 +134,7 @@ def test_client_errors_and_auth(client: LegacyClient, legacy_app: TestApp) -> No
     assert second["title"] == "Two"
     # without a signature there is no way in: Basic is off over plain HTTP
     legacy_app.post_json("/wc-api/v3/products", {"product": {"title": "x"}}, status=401)
-    wrong = LegacyClient(legacy_app, client.api.consumer_key, "cs_" + "0" * 40)
+    wrong = LegacyClient(legacy_app, legacy_client.api.consumer_key, "cs_" + "0" * 40)
     refused = wrong.post("products", {"product": {"title": "x"}})
     assert refused.status_code == 401
     assert refused.json()["errors"][0]["code"] == "shop_api_authentication_error"

@@ -5,23 +5,22 @@ this process, or the ``shopsvc`` script in a subprocess) delivers them and repor
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.cli.main import main
 from shopsvc.domain.timestamps import format_timestamp
 from shopsvc.sql.tables import webhook_attempts, webhooks
 from tests.helpers.api import ROOT, TIMESTAMP, Credentials
+from tests.helpers.cli import lines, run
 from tests.helpers.deliveries import NOTHING, Shop, counts
 from tests.helpers.orders import URL as ORDERS
 from tests.helpers.receivers import Receiver, free_port, held
@@ -70,19 +69,6 @@ def shop(
 ) -> Shop:
     """The API over the same database (it queues the events; the CLI delivers them)."""
     return Shop(build_app(), make_key())
-
-
-def run(argv: Sequence[str]) -> int:
-    """The exit status the console script would have."""
-    try:
-        return main([str(a) for a in argv])
-    except SystemExit as exit:
-        return int(exit.code or 0)
-
-
-def lines(capsys: pytest.CaptureFixture[str]) -> tuple[list[Any], str]:
-    captured = capsys.readouterr()
-    return [json.loads(line) for line in captured.out.splitlines()], captured.err
 
 
 def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
