@@ -8,6 +8,8 @@ folder for that folder's tests).
   without fsync, emptying every table between tests) and one migration command on a connection.
 * :mod:`tests.helpers.sql`: rows straight into and out of the database, and the one SQL-statement
   capture (``statements``).
+* :mod:`tests.helpers.cli`: the console script run in this process, and the JSON lines it
+  printed.
 * :mod:`tests.helpers.server`: the one local HTTP server (127.0.0.1, a free port, a daemon
   thread, a fast shutdown) and the image host built on it; :mod:`tests.helpers.receivers`: the
   webhook receivers built on it.
