@@ -16,6 +16,7 @@ requires = [
     "swagger-ui-py>=25.7,<26",  # the static files of the /docs page (Swagger UI 5)
     "brotli>=1.1,<2",
     "tqdm>=4.66,<5",  # the progress bars of `shopsvc CONFIG seed`
+    "boto3>=1.36,<2",  # shopsvc.media_storage = s3 (an S3-compatible bucket)
 ]
 
 tests_require = [
@@ -28,6 +29,7 @@ tests_require = [
     "openapi-spec-validator>=0.7,<0.10",
     "jsonschema>=4.18,<5",
     "openapi-python-client>=0.29,<0.30",
+    "moto[server]>=5.0,<6",  # a local S3 server for the media storage tests
 ]
 
 setup(

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from urllib.parse import urlsplit
 
 # The boolean spellings of decisions.md §2 (any case); anything else is refused.
 TRUE_WORDS = frozenset({"true", "1", "yes"})
@@ -88,7 +89,15 @@ class Settings:
     cache_keys: bool = True
     allow_private_targets: bool = False
     media_dir: str = "media"
+    # A path below public_url, or an absolute URL (an object store's public URL, a CDN).
     media_url: str = "/media"
+    # Where stored images live: ``local`` (below media_dir) or ``s3`` (an S3-compatible bucket).
+    media_storage: str = "local"
+    s3_bucket: str = ""
+    s3_prefix: str = ""
+    s3_endpoint_url: str = ""
+    s3_region: str = ""
+    s3_addressing_style: str = "auto"
     max_image_bytes: int = 10 * 1024 * 1024
     auto_migrate: bool = False
     db_lock_timeout: float = 5.0
@@ -137,6 +146,14 @@ class Settings:
     def api_root_segments(self) -> tuple[str, ...]:
         return tuple(part.lower() for part in self.api_root.strip("/").split("/") if part)
 
+    @property
+    def media_path(self) -> str:
+        """The path the local storage serves the files at: ``media_url``, or its path when it
+        is an absolute URL (a CDN in front of the app asks the app for the same path)."""
+        if media_url_is_absolute(self.media_url):
+            return "/" + urlsplit(self.media_url).path.strip("/")
+        return self.media_url
+
     def header(self, suffix: str) -> str:
         """A header name under the configured prefix: ``header("Total")`` → ``X-Shop-Total``."""
         return f"{self.header_prefix}-{suffix}"
@@ -160,6 +177,12 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.outbound.allow_private_targets": ("allow_private_targets", "bool"),
     "shopsvc.media_dir": ("media_dir", "str"),
     "shopsvc.media_url": ("media_url", "str"),
+    "shopsvc.media_storage": ("media_storage", "str"),
+    "shopsvc.s3.bucket": ("s3_bucket", "str"),
+    "shopsvc.s3.prefix": ("s3_prefix", "str"),
+    "shopsvc.s3.endpoint_url": ("s3_endpoint_url", "str"),
+    "shopsvc.s3.region": ("s3_region", "str"),
+    "shopsvc.s3.addressing_style": ("s3_addressing_style", "str"),
     "shopsvc.max_image_bytes": ("max_image_bytes", "int"),
     "shopsvc.auto_migrate": ("auto_migrate", "bool"),
     "shopsvc.db_lock_timeout": ("db_lock_timeout", "float"),
@@ -237,6 +260,74 @@ def _origins(text: str) -> tuple[str, ...]:
     return tuple(origins)
 
 
+MEDIA_STORAGES = ("local", "s3")
+ADDRESSING_STYLES = ("auto", "virtual", "path")
+#: ``http(s)://host[:port][/path]``: an absolute ``media_url`` or an ``s3.endpoint_url``.
+_HTTP_URL = re.compile(r"https?://[^/?#@\s]+(/[^?#\s]*)?", re.IGNORECASE)
+#: A bucket name as S3 and its look-alikes accept it (no ``/``, no space).
+_BUCKET = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,254}")
+
+
+def media_url_is_absolute(media_url: str) -> bool:
+    """``media_url`` names a scheme and host: records use it as it is, without ``public_url``."""
+    return "://" in media_url
+
+
+def _media_url(raw: str, storage: str) -> str:
+    """``shopsvc.media_url``: a path (``/`` + its segments) or an absolute ``http(s)`` URL
+    (without its trailing ``/``); the local storage serves it, so an absolute one needs a path."""
+    if not media_url_is_absolute(raw):
+        return "/" + raw.strip("/")
+    url = raw.rstrip("/")
+    if not _HTTP_URL.fullmatch(url):
+        raise SettingsError(
+            f"shopsvc.media_url: {raw!r} is neither a path nor an http(s) URL without a query"
+        )
+    if storage.strip().lower() != "s3" and not urlsplit(url).path.strip("/"):
+        raise SettingsError(
+            f"shopsvc.media_url: {raw!r} has no path, where the local media storage would serve "
+            "the files (e.g. https://cdn.example.com/media)"
+        )
+    return url
+
+
+def _media_storage(result: Settings) -> dict[str, str]:
+    """The media storage settings, checked: ``media_storage`` and (for ``s3``) the bucket's."""
+    storage = result.media_storage.lower()
+    if storage not in MEDIA_STORAGES:
+        raise SettingsError(f"shopsvc.media_storage: {result.media_storage!r} is not local or s3")
+    style = result.s3_addressing_style.lower()
+    if style not in ADDRESSING_STYLES:
+        raise SettingsError(
+            f"shopsvc.s3.addressing_style: {result.s3_addressing_style!r} is not auto, virtual "
+            "or path"
+        )
+    prefix = result.s3_prefix.strip("/")
+    if prefix and any(part in ("", ".", "..") or "\\" in part for part in prefix.split("/")):
+        raise SettingsError(
+            f"shopsvc.s3.prefix: {result.s3_prefix!r} is not a key prefix (segments separated "
+            "by /, none empty, . or ..)"
+        )
+    endpoint = result.s3_endpoint_url.rstrip("/")
+    if endpoint and not _HTTP_URL.fullmatch(endpoint):
+        raise SettingsError(
+            f"shopsvc.s3.endpoint_url: {result.s3_endpoint_url!r} is not an http(s) URL"
+        )
+    if any(char.isspace() for char in result.s3_region):
+        raise SettingsError(f"shopsvc.s3.region: {result.s3_region!r} is not a region name")
+    bucket = result.s3_bucket
+    if bucket and not _BUCKET.fullmatch(bucket):
+        raise SettingsError(f"shopsvc.s3.bucket: {bucket!r} is not a bucket name")
+    if storage == "s3" and not bucket:
+        raise SettingsError("shopsvc.s3.bucket: must be set when shopsvc.media_storage is s3")
+    return {
+        "media_storage": storage,
+        "s3_prefix": prefix,
+        "s3_endpoint_url": endpoint,
+        "s3_addressing_style": style,
+    }
+
+
 def _convert(key: str, kind: str, raw: str) -> object:
     if kind == "raw":
         return raw
@@ -281,7 +372,7 @@ def load_settings(
     result = Settings(**values)  # type: ignore[arg-type]
     root = "/" + result.api_root.strip("/")
     public_url = result.public_url.rstrip("/")
-    media_url = "/" + result.media_url.strip("/")
+    media_url = _media_url(result.media_url, result.media_storage)
     if result.page_size < 1 or result.max_page_size < 1 or result.bulk_limit < 1:
         raise SettingsError("page_size, max_page_size and bulk_limit must be positive")
     if result.max_body_bytes < 1:
@@ -304,4 +395,5 @@ def load_settings(
         api_root=root,
         public_url=public_url,
         media_url=media_url,
+        **_media_storage(result),
     )

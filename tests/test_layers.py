@@ -50,8 +50,8 @@ WINGS_MAY_IMPORT: dict[str, set[str]] = {
         *("settings", "sql", "validation", "web", "writers"),
     },
     "cli": {
-        *("app", "auth", "db", "delivery", "domain", "errors", "records", "settings", "sql"),
-        "writers",
+        *("app", "auth", "db", "delivery", "domain", "errors", "media", "records", "settings"),
+        *("sql", "writers"),
     },
     "testing": {"auth", "sql"},
     "app": {"auth", "db", "delivery", "settings", "sql", "views", "web"},

@@ -371,9 +371,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     sub.set_defaults(run=cmd_seed)
 
-    from shopsvc.cli import dba  # the DBA's `sql` and `explain`
+    from shopsvc.cli import dba, media  # the DBA's `sql` and `explain`; `media prune|push`
 
     dba.add_commands(commands)
+    media.add_commands(commands)
     return parser
 
 

@@ -1,20 +1,19 @@
-"""Images downloaded from a URL (product and category ``src``), stored below ``shopsvc.media_dir``
-and served at ``shopsvc.media_url`` (decisions.md §1, §5 and §7 "Images").
+"""Images downloaded from a URL (product and category ``src``), stored in the media storage
+(``shopsvc.media_storage``: below ``shopsvc.media_dir``, or in an S3 bucket) and linked at
+``shopsvc.media_url`` (decisions.md §1, §5 and §7 "Images"); the local files served by the app.
 
 A download goes through :mod:`shopsvc.outbound.client` with a 10 s budget (connection, redirects and
 body together), reads at most ``max_image_bytes``, follows at most 3 redirects — each target checked
 against private addresses like the first — and keeps only bytes that *are* a JPEG, PNG, GIF or WebP
-image (the Content-Type header is never trusted). The stored file is deleted again if the request's
-transaction rolls back.
+image (the Content-Type header is never trusted). Downloads and stores happen before the request's
+transaction begins; what a rolled-back write stored is removed again (``shopsvc.media.uploads``).
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import logging
-import os
-import uuid
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -23,6 +22,8 @@ from urllib.parse import quote, unquote, urlsplit
 from pyramid.request import Request
 
 from shopsvc.errors import ApiError
+from shopsvc.media.storage import Storage, StorageError, new_name
+from shopsvc.media.uploads import uploads_of
 from shopsvc.outbound import client as outbound
 from shopsvc.outbound.client import OutboundError
 from shopsvc.sql import media_writes as media_writes_sql
@@ -130,128 +131,76 @@ def fetch_image(
 # --- storing
 
 
-def store_file(media_dir: str, data: bytes, kind: ImageKind, today: dt.date) -> str:
-    """Write ``data`` to ``media_dir/YYYY/MM/<uuid>.<ext>``; the path below ``media_dir`` (with
-    ``/``). Raises OSError, leaving no partial file behind."""
-    relative = f"{today:%Y}/{today:%m}/{uuid.uuid4().hex}.{kind.extension}"
-    path = Path(media_dir, relative)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        with open(path, "xb") as handle:
-            handle.write(data)
-    except OSError:
-        delete_file(path)
-        raise
-    return relative
-
-
-def delete_file(path: str | os.PathLike[str]) -> None:
-    """Remove a stored file; a file that is already gone is fine, other errors are logged."""
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-    except OSError:
-        log.exception("could not delete %s", path)
-
-
-@dataclass(frozen=True)
-class _Prefetched:
-    """A download made before the request's transaction began: its file below ``media_dir``
-    (None after a failure, then ``error`` says why). Each write that uses it gets a copy, so a
-    rolled-back bulk element never takes the file from the next one; the download itself is
-    deleted when the request ends."""
-
-    relative: str | None
-    kind: ImageKind | None
-    error: ApiError | None = None
-
-
-def _fetch_and_store(request: Request, url: str, error_code: str) -> tuple[str, ImageKind]:
-    """Download ``url`` and store it below ``media_dir``; the stored path and kind."""
+def _fetch(request: Request, url: str, error_code: str) -> tuple[bytes, ImageKind]:
+    """The image at ``url``; a fetch or content failure is the 400 ``error_code``."""
     shop = request.shop
     try:
-        data, kind = fetch_image(url, shop.allow_private_targets, shop.max_image_bytes)
+        return fetch_image(url, shop.allow_private_targets, shop.max_image_bytes)
     except DownloadError as exc:
         raise ApiError(
             error_code, f"Error getting remote image {url}: {exc.reason}.", 400
         ) from None
-    today = dt.datetime.now(dt.UTC).date()
+
+
+def _store(storage: Storage, url: str, data: bytes, kind: ImageKind) -> str:
+    """Store ``data`` under a new name (content type and a year's ``Cache-Control``); the name.
+    A failure is the 400 ``shop_api_cannot_upload_product_image``."""
+    name = new_name(kind.extension)
     try:
-        relative = store_file(shop.media_dir, data, kind, today)
-    except OSError as exc:
-        log.error("cannot store image from %s in %s: %s", url, shop.media_dir, exc)
-        reason = exc.strerror or "input/output error"
-        raise ApiError(STORE_ERROR, f"Error storing image {url}: {reason}.", 400) from None
-    return relative, kind
+        storage.put(name, data, kind.mime_type)
+    except StorageError as exc:
+        log.error("cannot store image from %s in %s: %s", url, storage.describe(), exc.reason)
+        raise ApiError(STORE_ERROR, f"Error storing image {url}: {exc.reason}.", 400) from None
+    return name
 
 
 def prefetch_images(request: Request, urls: Iterable[str], error_code: str) -> None:
-    """Download the images at ``urls`` now, before the request's transaction begins, so that no
-    request holds the database's write lock while it waits on the network.
+    """Download the images at ``urls`` now and store one copy per occurrence of each URL, before
+    the request's transaction begins, so that no request holds the database's write lock while
+    it waits on the network (the image host or the object store).
 
-    Each download is stored (or its failure remembered) for :func:`download_image`, which the
-    writes call at the point where the image belongs — failures surface there, in the order of
-    checks the spec gives."""
+    Each URL's copies (or its failure) wait for :func:`download_image`, which the writes call at
+    the point where the image belongs — failures surface there, in the order of checks the spec
+    gives. Copies no write keeps are removed when the request ends (``shopsvc.media.uploads``)."""
     if "shopsvc.connection" in request.environ:
         log.warning("images prefetched inside an open transaction")
-    cache: dict[str, _Prefetched] = request.environ.setdefault("shopsvc.prefetched", {})
-    first = not cache
-    for url in urls:
-        if url in cache:
+    uploads = uploads_of(request)
+    for url, count in Counter(urls).items():
+        if url in uploads.pools:
             continue
+        pool = uploads.pool(url)
         try:
-            relative, kind = _fetch_and_store(request, url, error_code)
+            data, kind = _fetch(request, url, error_code)
+            pool.mime_type = kind.mime_type
+            for _ in range(count):
+                pool.names.append(_store(uploads.storage, url, data, kind))
         except ApiError as exc:
-            cache[url] = _Prefetched(None, None, exc)
-        else:
-            cache[url] = _Prefetched(relative, kind)
-    if first and cache:
-        media_dir = request.shop.media_dir
-
-        def discard_downloads() -> None:
-            for entry in cache.values():
-                if entry.relative is not None:
-                    delete_file(Path(media_dir, entry.relative))
-
-        request.after_commit(discard_downloads)
-        request.on_rollback(discard_downloads)
-
-
-def _copy(request: Request, entry: _Prefetched, url: str) -> tuple[str, ImageKind]:
-    """A copy of a prefetched file for one use (or the failure of its download)."""
-    if entry.error is not None:
-        raise entry.error
-    assert entry.relative is not None and entry.kind is not None
-    shop = request.shop
-    try:
-        data = Path(shop.media_dir, entry.relative).read_bytes()
-        relative = store_file(shop.media_dir, data, entry.kind, dt.datetime.now(dt.UTC).date())
-    except OSError as exc:
-        reason = exc.strerror or "input/output error"
-        raise ApiError(STORE_ERROR, f"Error storing image {url}: {reason}.", 400) from None
-    return relative, entry.kind
+            pool.error = exc
 
 
 def download_image(request: Request, url: str, error_code: str) -> int:
     """The image at ``url`` as a new ``media`` row of the request's transaction; its id.
 
-    The bytes come from :func:`prefetch_images` (a URL nobody prefetched is downloaded now).
-    Fetch and content failures → 400 ``error_code``; failure to store the file → 400
-    ``shop_api_cannot_upload_product_image``. The file is deleted if the request (or the bulk
-    element's savepoint) rolls back.
+    The stored copy comes from :func:`prefetch_images` (a URL nobody prefetched is downloaded and
+    stored now, inside the transaction). Fetch and content failures → 400 ``error_code``;
+    failure to store it → 400 ``shop_api_cannot_upload_product_image``. If the request (or the
+    bulk element's savepoint) rolls back, a prefetched copy goes back to its pool and one stored
+    now is removed: nothing the transaction wrote is left referenced.
     """
-    entry = request.environ.get("shopsvc.prefetched", {}).get(url)
-    if entry is not None:
-        relative, kind = _copy(request, entry, url)
+    uploads = uploads_of(request)
+    taken = uploads.take(url)
+    if taken is not None:
+        name, mime_type = taken
+        request.on_rollback(functools.partial(uploads.give_back, url, name))
     else:
         log.warning("image %s downloaded inside the request's transaction", url)
-        relative, kind = _fetch_and_store(request, url, error_code)
-    request.on_rollback(functools.partial(delete_file, Path(request.shop.media_dir, relative)))
+        data, kind = _fetch(request, url, error_code)
+        name, mime_type = _store(uploads.storage, url, data, kind), kind.mime_type
+        request.on_rollback(functools.partial(uploads.discard, name))
     values = {
-        "file": relative,
+        "file": name,
         "source_url": url,
-        "mime_type": kind.mime_type,
+        "mime_type": mime_type,
         "title": title_from_url(url),
     }
     return media_writes_sql.insert(request.db, values)
@@ -261,8 +210,11 @@ def download_image(request: Request, url: str, error_code: str) -> int:
 
 
 def media_url(request: Request, file: str) -> str:
-    """The public URL of a stored file (``file`` as in ``media.file``)."""
-    return f"{request.public_url}{request.shop.media_url}/{quote(file)}"
+    """The public URL of a stored file (``file`` as in ``media.file``): below ``media_url``,
+    itself below the request's public URL unless it is absolute (an object store, a CDN)."""
+    base = request.shop.media_url
+    prefix = base if "://" in base else f"{request.public_url}{base}"
+    return f"{prefix}/{quote(file)}"
 
 
 def placeholder_url(request: Request) -> str:

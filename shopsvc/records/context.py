@@ -16,7 +16,7 @@ from urllib.parse import quote
 from sqlalchemy import Connection
 
 from shopsvc.domain import pricing
-from shopsvc.settings import Settings
+from shopsvc.settings import Settings, media_url_is_absolute
 
 #: The packaged image shown for a product without one (served below ``media_url``).
 PLACEHOLDER = "placeholder.png"
@@ -63,8 +63,12 @@ class RecordContext:
 
     @functools.cached_property
     def media_prefix(self) -> str:
-        """``{public_url}{media_url}/``: where every stored file's URL starts."""
-        return f"{self.public_url}{self.settings.media_url}/"
+        """``{public_url}{media_url}/`` (``{media_url}/`` when ``media_url`` is absolute: an
+        object store or a CDN): where every stored file's URL starts."""
+        media_url = self.settings.media_url
+        if media_url_is_absolute(media_url):
+            return f"{media_url}/"
+        return f"{self.public_url}{media_url}/"
 
     @property
     def placeholder_url(self) -> str:

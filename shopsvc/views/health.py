@@ -2,8 +2,9 @@
 only below the API root); their successful requests are logged at DEBUG (``protocol.QUIET_PATHS``).
 
 - ``GET /healthz``: the process is up and answering; touches no database.
-- ``GET /readyz``: the database answers and its schema is at the latest migration; otherwise
-  503 with the reason (the database error's detail goes to the log, not to the caller).
+- ``GET /readyz``: the database answers and its schema is at the latest migration, and (with
+  ``shopsvc.media_storage = s3``) the media bucket answers; otherwise 503 with the reason (the
+  error's detail goes to the log, not to the caller).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pyramid.response import Response
 from sqlalchemy import Engine, column, inspect, select, table
 
 from shopsvc.db.schema import head_revision
+from shopsvc.media.backend import storage_of
+from shopsvc.media.storage import StorageError
 from shopsvc.web.rendering import render_json
 
 log = logging.getLogger(__name__)
@@ -66,6 +69,11 @@ def readyz(request: Request) -> Response:
     if current != {head}:
         at = ", ".join(sorted(current)) or "none"
         reason = f"schema at revision {at}, latest is {head}: run migrate"
+        return _answer(request, 503, {"status": "unavailable", "reason": reason})
+    try:
+        storage_of(request.registry).check()
+    except StorageError as exc:  # the bucket of shopsvc.media_storage = s3 (detail in the log)
+        reason = f"media bucket unreachable ({exc.name})"
         return _answer(request, 503, {"status": "unavailable", "reason": reason})
     return _answer(request, 200, {"status": "ok"})
 

@@ -1,5 +1,7 @@
 """Stored images and the placeholder: ``GET``/``HEAD {media_url}/<path>``, without authentication
-(paths outside the API root are not authenticated by the protocol tween).
+(paths outside the API root are not authenticated by the protocol tween). Only with the ``local``
+media storage (at the path of ``media_url`` when it is an absolute URL, e.g. a CDN's): an object
+store's files are fetched from the store or its CDN, never through the app.
 
 ``media_url`` is a setting, so the route is added when ``config.scan`` reaches this module (a
 venusian callback, like ``@view_config``'s) rather than by a decorator with a fixed pattern.
@@ -15,7 +17,9 @@ from pyramid.request import Request
 from pyramid.response import FileResponse, Response
 
 from shopsvc.errors import no_route
+from shopsvc.media.backend import storage_of
 from shopsvc.media.images import PLACEHOLDER_FILE, content_type, find_file
+from shopsvc.media.maintenance import ensure_placeholder
 
 ROUTE = "shop_media"
 STORED_MAX_AGE = 365 * 24 * 3600  # stored files have unique names and never change
@@ -25,7 +29,14 @@ View = Callable[[Request], Response]
 
 def _register(scanner: Any, name: str, view: View) -> None:
     config = scanner.config
-    config.add_route(ROUTE, f"{config.registry.shop.media_url}/*subpath")
+    shop = config.registry.shop
+    if shop.media_storage != "local":
+        # An object store's files are fetched from it (media_url), never through the app; the
+        # placeholder is uploaded to it when the app starts, if it has none.
+        registry = config.registry
+        config.action(None, lambda: ensure_placeholder(storage_of(registry), shop.media_dir))
+        return
+    config.add_route(ROUTE, f"{shop.media_path}/*subpath")
     config.add_view(view, route_name=ROUTE, request_method=("GET", "HEAD"))
 
 

@@ -21,6 +21,7 @@ from pyramid.view import view_config
 
 from shopsvc.domain import catalog
 from shopsvc.loaders.products import PRODUCTS
+from shopsvc.media.removal import product_images_removed
 from shopsvc.records.products import product_record, product_records
 from shopsvc.sql import product_data as product_data_sql
 from shopsvc.sql import products as products_sql
@@ -128,10 +129,12 @@ def get_product(context: Product, request: Request) -> Response:
 @view_config(context=Product, request_method="DELETE")
 def delete_product(context: Product, request: Request) -> Response:
     """``force`` with a §2 true spelling deletes for good (200); anything else trashes (202),
-    and a product already in the trash stays as it is."""
+    and a product already in the trash stays as it is. Deleted for good with an object store for
+    media, the images only it used go too (their objects once the delete has committed)."""
     row = PRODUCTS.load(request, context.id, "delete")
     force = parse_loose_bool(request.query.get("force", "")) is True
-    writer.delete_product(request.write_context, row, force=force)
+    with product_images_removed(request, context.id, force):
+        writer.delete_product(request.write_context, row, force=force)
     if force:
         return rendering.message(request, "Permanently deleted product")
     return rendering.message(request, "Deleted product", status=202)

@@ -24,6 +24,7 @@ from webtest import TestApp
 
 from shopsvc.errors import ApiError
 from shopsvc.media import images as media
+from shopsvc.media import storage
 from shopsvc.media.images import download_image, media_url, placeholder_url, sniff, title_from_url
 from shopsvc.outbound import addresses
 from shopsvc.sql import media as media_sql
@@ -517,7 +518,7 @@ def test_commit_keeps_the_stored_file(
 
 
 def test_cleanup_tolerates_a_file_already_gone(tmp_path: Path) -> None:
-    media.delete_file(tmp_path / "gone.png")  # no error
+    storage.delete_file(tmp_path / "gone.png")  # no error
 
 
 @pytest.mark.parametrize("outcome", ["error response", "exception"])
