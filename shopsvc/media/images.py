@@ -22,8 +22,8 @@ from urllib.parse import quote, unquote, urlsplit
 from pyramid.request import Request
 
 from shopsvc.errors import ApiError
-from shopsvc.media.storage import Storage, StorageError, new_name
-from shopsvc.media.uploads import uploads_of
+from shopsvc.media.storage import StorageError, new_name
+from shopsvc.media.uploads import Uploads, uploads_of
 from shopsvc.outbound import client as outbound
 from shopsvc.outbound.client import OutboundError
 from shopsvc.sql import media_writes as media_writes_sql
@@ -142,16 +142,21 @@ def _fetch(request: Request, url: str, error_code: str) -> tuple[bytes, ImageKin
         ) from None
 
 
-def _store(storage: Storage, url: str, data: bytes, kind: ImageKind) -> str:
+def _store(uploads: Uploads, url: str, data: bytes, kind: ImageKind) -> str:
     """Store ``data`` under a new name (content type and a year's ``Cache-Control``); the name.
-    A failure is the 400 ``shop_api_cannot_upload_product_image``."""
-    name = new_name(kind.extension)
-    try:
-        storage.put(name, data, kind.mime_type)
-    except StorageError as exc:
-        log.error("cannot store image from %s in %s: %s", url, storage.describe(), exc.reason)
-        raise ApiError(STORE_ERROR, f"Error storing image {url}: {exc.reason}.", 400) from None
-    return name
+    A failure is the 400 ``shop_api_cannot_upload_product_image``; after one, the request tries
+    the storage no more (a bulk does not wait on an unreachable store once per image)."""
+    if uploads.store_failure is None:
+        name = new_name(kind.extension)
+        try:
+            uploads.storage.put(name, data, kind.mime_type)
+            return name
+        except StorageError as exc:
+            where = uploads.storage.describe()
+            log.error("cannot store image from %s in %s: %s", url, where, exc.reason)
+            uploads.store_failure = exc.reason
+    message = f"Error storing image {url}: {uploads.store_failure}."
+    raise ApiError(STORE_ERROR, message, 400)
 
 
 def prefetch_images(request: Request, urls: Iterable[str], error_code: str) -> None:
@@ -173,7 +178,7 @@ def prefetch_images(request: Request, urls: Iterable[str], error_code: str) -> N
             data, kind = _fetch(request, url, error_code)
             pool.mime_type = kind.mime_type
             for _ in range(count):
-                pool.names.append(_store(uploads.storage, url, data, kind))
+                pool.names.append(_store(uploads, url, data, kind))
         except ApiError as exc:
             pool.error = exc
 
@@ -195,7 +200,7 @@ def download_image(request: Request, url: str, error_code: str) -> int:
     else:
         log.warning("image %s downloaded inside the request's transaction", url)
         data, kind = _fetch(request, url, error_code)
-        name, mime_type = _store(uploads.storage, url, data, kind), kind.mime_type
+        name, mime_type = _store(uploads, url, data, kind), kind.mime_type
         request.on_rollback(functools.partial(uploads.discard, name))
     values = {
         "file": name,

@@ -44,6 +44,7 @@ def ensure_placeholder(storage: Storage, media_dir: str) -> bool:
     if storage.kind == "local":
         return False  # served by the app (the packaged one when media_dir has none)
     try:
+        storage.check()  # one quick try: an unreachable store does not hold up the start
         if storage.exists(PLACEHOLDER):
             return False
         storage.put(PLACEHOLDER, placeholder_bytes(media_dir), "image/png", PLACEHOLDER_CACHE)
@@ -63,6 +64,7 @@ def prune(engine: Engine, storage: Storage, older_than: float, dry_run: bool) ->
     """Remove the stored images (names this service gives: ``YYYY/MM/<hex>.<ext>``) that no
     ``media`` row names and that are older than ``older_than`` seconds (a younger one may belong
     to a request still under way: stored before its transaction, named by it at its commit)."""
+    storage.check()
     cutoff = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=older_than)
     candidates = {
         item.name: item.size
@@ -92,6 +94,7 @@ def push(media_dir: str, storage: Storage, dry_run: bool) -> dict[str, Any]:
     """Copy the images below ``media_dir`` into the object store (each with its content type
     and ``Cache-Control``), those it does not hold yet; and the placeholder (the operator's own
     in ``media_dir``, else the packaged one), replacing the store's."""
+    storage.check()
     local = LocalStorage(media_dir)
     copied = skipped = size = 0
     for item in sorted(local.list(), key=lambda item: item.name):

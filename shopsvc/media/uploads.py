@@ -46,6 +46,8 @@ class Uploads:
         self.storage = storage
         self.pools: dict[str, Pool] = {}
         self.doomed: list[str] = []
+        #: Why the storage refused a store of this request (then it is not tried again).
+        self.store_failure: str | None = None
 
     def pool(self, url: str) -> Pool:
         """The pool of ``url`` (a new, empty one the first time)."""
