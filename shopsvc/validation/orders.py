@@ -107,7 +107,9 @@ class Amount(Number):
         if value is colander.null:
             return value
         beyond = f"must be below {MAX_AMOUNT:f} in absolute value"
-        if abs(value) >= MAX_AMOUNT:  # before rounding: a huge exponent cannot be rounded
+        # before rounding (a huge exponent cannot be rounded), read off the exponent: abs() of
+        # "1e999999999" overflows the decimal context
+        if value and value.adjusted() >= MAX_AMOUNT.adjusted():
             raise colander.Invalid(node, beyond)
         value = round_money(value, PLACES)
         if abs(value) >= MAX_AMOUNT:  # 999999999999.9999995 rounds to 10**12

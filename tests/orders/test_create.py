@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.sql.tables import products
+from shopsvc.sql.tables import orders, products
 from shopsvc.testing.catalog import CatalogFactory
 from tests.helpers.api import authorised
 from tests.helpers.order_writes import (
@@ -25,7 +25,7 @@ from tests.helpers.order_writes import (
     rate,
     stock_of,
 )
-from tests.helpers.sql import one_row, update
+from tests.helpers.sql import count_rows, one_row, update
 
 
 def bad(field: str, problem: str) -> tuple[int, str, str]:
@@ -265,6 +265,28 @@ def test_shipping_checks(api: TestApp) -> None:
     )
     order = create(api, shipping_lines=[{"method_id": "free", "total": 0}])
     assert order["shipping_lines"][0]["method_title"] == ""
+
+
+@pytest.mark.parametrize(
+    ("array", "line"),
+    [
+        ("shipping_lines", {"method_id": "x"}),
+        ("fee_lines", {"title": "x"}),
+        ("line_items", {"product_id": 1, "quantity": 1}),
+    ],
+)
+@pytest.mark.parametrize("total", ["1e999999999", "-1e999999999"])
+def test_an_exponent_past_the_decimal_context_is_a_400(
+    api: TestApp, engine: sa.Engine, array: str, line: dict[str, Any], total: str
+) -> None:
+    """An amount whose exponent no decimal context holds is refused by its size (``abs()`` of
+    it overflowed into a 500), and nothing is written."""
+    assert fails(api, {"order": {array: [{**line, "total": total}]}}) == (
+        400,
+        "shop_api_invalid_param",
+        f"Invalid parameter order.{array}[0].total: must be below 1000000000000 in absolute value.",
+    )
+    assert count_rows(engine, orders) == 0
 
 
 def test_fee_checks_and_taxes(api: TestApp, engine: sa.Engine) -> None:
