@@ -50,10 +50,11 @@ def ensure_placeholder(storage: Storage, media_dir: str) -> bool:
         storage.put(PLACEHOLDER, placeholder_bytes(media_dir), "image/png", PLACEHOLDER_CACHE)
     except StorageError as exc:
         log.warning(
-            "the placeholder image could not be checked in %s (%s): "
+            "the placeholder image could not be checked in %s (%s: %s): "
             "`shopsvc CONFIG media push` uploads it",
             storage.describe(),
             exc.reason,
+            exc.__cause__ or exc.name,
         )
         return False
     log.info("uploaded the placeholder image to %s", storage.describe())

@@ -176,8 +176,7 @@ class S3Storage:
     def check(self) -> None:
         try:
             self._client(probe=True).head_bucket(Bucket=self.bucket)
-        except (BotoCoreError, ClientError) as exc:
-            log.warning("readiness: the media bucket %s is unreachable: %s", self.bucket, exc)
+        except (BotoCoreError, ClientError) as exc:  # the caller logs it (with this cause)
             raise _failure(exc) from exc
 
     def describe(self) -> str:

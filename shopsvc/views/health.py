@@ -72,7 +72,8 @@ def readyz(request: Request) -> Response:
         return _answer(request, 503, {"status": "unavailable", "reason": reason})
     try:
         storage_of(request.registry).check()
-    except StorageError as exc:  # the bucket of shopsvc.media_storage = s3 (detail in the log)
+    except StorageError as exc:  # the bucket of shopsvc.media_storage = s3
+        log.warning("readiness: the media bucket is unreachable: %s", exc.__cause__ or exc)
         reason = f"media bucket unreachable ({exc.name})"
         return _answer(request, 503, {"status": "unavailable", "reason": reason})
     return _answer(request, 200, {"status": "ok"})
