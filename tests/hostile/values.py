@@ -216,6 +216,9 @@ AMOUNT_EDGES = (
     "1,5",
     "0." + "0" * 5000 + "1",
     "9" * 400,
+    "1e999999999",  # an exponent past the decimal context's (abs() overflows)
+    "-1e999999999",
+    "1e-999999999",
     999999999999.9999,
     1e12,
     1e-7,
