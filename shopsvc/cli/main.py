@@ -264,7 +264,7 @@ def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) 
 
 def cmd_seed(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
     """Fill the database with realistic demo data (``shopsvc.cli.demo``); prints the counts."""
-    from shopsvc.cli.demo import generate as seed  # tqdm and the generator only for this command
+    from shopsvc.cli.demo import run as seed  # tqdm and the generator only for this command
 
     options = seed.SeedOptions(
         products=args.products,

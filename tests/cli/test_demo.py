@@ -357,7 +357,7 @@ def test_several_processes_on_postgresql(
     small batches): the same records, the same totals."""
     if not database_url.startswith("postgresql"):
         pytest.skip("SQLite writes from one process")
-    from shopsvc.cli.demo import generate as seed
+    from shopsvc.cli.demo import run as seed
 
     for name, size in (("CUSTOMER_BATCH", 3), ("PRODUCT_BATCH", 5), ("ORDER_BATCH", 20)):
         monkeypatch.setattr(seed, name, size)
