@@ -4,18 +4,20 @@
 ``shopsvc.domain.totals.calculate_totals`` on integer millionths, for speed; the demo orders go
 through ``order_totals``, which falls back to ``calculate_totals`` itself whenever the integer
 path does not hold. Here random orders -- lines of any tax class (taxable or not, standard,
-reduced, zero, ``"0"``, a deleted class), coupons, shipping, the gift-wrapping fee and other
-fees, rates of several priorities, compound and not, on shipping or not, matching the address
-or not -- are taxed both ways and compared field by field with what ``calculate_totals``
-returns: every line's, the shipping line's and the fee's taxes (rate by rate, in order), the
-tax items, and the order's columns. The first test keeps to the common case and checks that
-the integer path takes it; the second draws any settings (prices including tax, round at
-subtotal, other decimals, taxes off), amounts not in whole cents, negative fees and rates the
-integer path refuses.
+reduced, zero, ``"0"``, a deleted class), coupons (and lines costing more than their
+subtotal), shipping, the gift-wrapping fee and other fees, rates of several priorities (shops'
+usual rates, whose taxes often end in exactly half a cent, and any others), compound and not,
+on shipping or not, matching the address or not -- are taxed both ways and compared field by
+field with what ``calculate_totals`` returns: every line's, the shipping line's and the fee's
+taxes (rate by rate, in order), the tax items, and the order's columns. The first test keeps
+to the common case and checks that the integer path takes it; the second draws any settings
+(prices including tax, round at subtotal, other decimals, taxes off), amounts not in whole
+cents, negative fees and rates the integer path refuses.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -23,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from shopsvc.cli.demo.products import Sellable
-from shopsvc.cli.demo.taxes import Taxes
+from shopsvc.cli.demo.taxes import Taxes, Where
 from shopsvc.cli.demo.totals import Line, Totals, fast_totals, order_totals
 from shopsvc.cli.demo.vocabulary import FLAT_RATES, GIFT_WRAP
 from shopsvc.domain.tax import Address, TaxRate
@@ -41,6 +43,8 @@ from tests.helpers.taxes import tax_rate
 MICRO = 1_000_000
 CENT = 10_000
 HOME = Address("GB", "", "SW1A 1AA", "London")
+#: Rates as shops have them (with the integers, they make taxes of exactly half a cent).
+SHOP_RATES = tuple(Decimal(rate) for rate in ("0", "0.5", "2.5", "5", "5.5", "7.25", "8.875", "20"))
 CLASSES = ("reduced-rate", "zero-rate")  # the store's classes, standard excluded
 LINE_CLASSES = ("", "standard", "reduced-rate", "zero-rate", "0", "deleted-class")
 SHIPPING_CLASSES = ("standard", "", "inherit", "reduced-rate", "zero-rate")
@@ -56,7 +60,8 @@ def _rates(draw: st.DrawFn, common: bool) -> list[TaxRate]:
     rates = []
     for index in range(count):
         places = 4 if common else draw(st.sampled_from((0, 2, 4, 4, 6)))
-        rate = Decimal(draw(st.integers(0, 30 * 10**places))).scaleb(-places)
+        any_rate = st.integers(0, 30 * 10**places).map(lambda n, p=places: Decimal(n).scaleb(-p))
+        rate = draw(st.one_of(st.sampled_from(SHOP_RATES), any_rate))
         rates.append(
             tax_rate(
                 index + 1,
@@ -82,13 +87,17 @@ def _up_to(common: bool, top: int) -> st.SearchStrategy[int]:
     """An amount in micro-units from 0 to ``top``: whole cents when ``common``, else whole
     cents or not."""
     cents = st.integers(0, top // CENT).map(lambda count: count * CENT)
-    return cents if common else st.one_of(cents, st.integers(0, top))
+    # round amounts, whose taxes often end in exactly half a cent
+    round_amounts = st.integers(0, top // (10 * CENT)).map(lambda count: count * 10 * CENT)
+    amounts = st.one_of(round_amounts, cents)
+    return amounts if common else st.one_of(amounts, st.integers(0, top))
 
 
 @st.composite
 def _lines(draw: st.DrawFn, common: bool) -> list[Line]:
-    """1-5 lines; a coupon takes 10 % off each (as ``seed``'s do) or any part of it."""
-    coupon = draw(st.sampled_from((None, "seed", "any")))
+    """1-5 lines; a coupon takes 10 % off each (as ``seed``'s do) or any part of it; or a line
+    costs more than its subtotal."""
+    coupon = draw(st.sampled_from((None, "seed", "any", "more")))
     lines: list[Line] = []
     for index in range(draw(st.integers(1, 5))):
         price = draw(_amount(common, 400))
@@ -106,6 +115,8 @@ def _lines(draw: st.DrawFn, common: bool) -> list[Line]:
             total = (subtotal * 9 + 5 * CENT) // (10 * CENT) * CENT
         elif coupon == "any":
             total = draw(_up_to(common, subtotal))
+        elif coupon == "more":
+            total = subtotal + draw(_up_to(common, subtotal))
         else:
             total = subtotal
         lines.append((sellable, quantity, subtotal, total))
@@ -142,11 +153,30 @@ def _store(draw: st.DrawFn, common: bool) -> dict[str, Any]:
     return values
 
 
+@dataclass(frozen=True)
+class _Order:
+    """A store (its totals settings and rates) and one of its orders (micro-units)."""
+
+    store: dict[str, Any]
+    rates: list[TaxRate]
+    lines: list[Line]
+    shipping: int
+    fee: int | None
+
+
+def _orders(common: bool) -> st.SearchStrategy[_Order]:
+    """Random orders; ``common``: of the common case only."""
+    return st.builds(
+        _Order, _store(common), _rates(common), _lines(common), _shipping(common), _fee(common)
+    )
+
+
 # --- both ways
 
 
-def _taxes(store: dict[str, Any], rates: list[TaxRate]) -> Taxes:
-    """The generator's ``Taxes`` for a store with these settings and rates."""
+def _taxes(order: _Order) -> tuple[Taxes, Where]:
+    """The generator's ``Taxes`` for the order's store, and where the order is taxed."""
+    store = order.store
     ini = {
         "sqlalchemy.url": "sqlite://",
         "shopsvc.calc_taxes": str(store["calc_taxes"]).lower(),
@@ -155,7 +185,8 @@ def _taxes(store: dict[str, Any], rates: list[TaxRate]) -> Taxes:
         "shopsvc.shipping_tax_class": store["shipping_tax_class"],
         "shopsvc.price_decimals": str(store["decimals"]),
     }
-    return Taxes(rates, load_settings(ini, environ={}), CLASSES)
+    taxes = Taxes(order.rates, load_settings(ini, environ={}), CLASSES)
+    return taxes, taxes.where(HOME, HOME)
 
 
 def _decimal(micro: int) -> Decimal:
@@ -166,23 +197,18 @@ def _pairs(taxes: dict[int, Decimal]) -> tuple[tuple[int, Decimal], ...]:
     return tuple(taxes.items())
 
 
-def _expected(
-    store: dict[str, Any],
-    rates: list[TaxRate],
-    lines: list[Line],
-    shipping: int,
-    fee: int | None,
-) -> dict[str, Any]:
+def _expected(order: _Order) -> dict[str, Any]:
     """What ``calculate_totals`` makes of the order (the fee: gift wrapping, a taxable fee of
     the standard class), in the shape of ``_seen``."""
+    store, lines, fee = order.store, order.lines, order.fee
     result: OrderTotals = calculate_totals(
         [
             LineItem(_decimal(sub), _decimal(total), quantity, item.tax_class, item.taxable)
             for item, quantity, sub, total in lines
         ],
-        [ShippingLine(_decimal(shipping))],
+        [ShippingLine(_decimal(order.shipping))],
         [FeeLine(_decimal(fee), "", True)] if fee is not None else [],
-        rates=rates,
+        rates=order.rates,
         address=HOME,
         settings=TotalsSettings(
             calc_taxes=store["calc_taxes"],
@@ -248,51 +274,25 @@ def _seen(totals: Totals) -> dict[str, Any]:
 
 
 @settings(max_examples=250, deadline=None)
-@given(
-    store=_store(common=True),
-    rates=_rates(common=True),
-    lines=_lines(common=True),
-    shipping=_shipping(common=True),
-    fee=_fee(common=True),
-)
-def test_the_integer_totals_are_calculate_totals(
-    store: dict[str, Any],
-    rates: list[TaxRate],
-    lines: list[Line],
-    shipping: int,
-    fee: int | None,
-) -> None:
+@given(order=_orders(common=True))
+def test_the_integer_totals_are_calculate_totals(order: _Order) -> None:
     """The common case -- taxes on, prices without tax, no round-at-subtotal, 2 decimals, no
     compound rate, whole cents -- takes the integer path, and it finds what
     ``calculate_totals`` finds."""
-    taxes = _taxes(store, rates)
-    where = taxes.where(HOME, HOME)
-    found = fast_totals(taxes, where, lines, shipping, fee)
+    taxes, where = _taxes(order)
+    found = fast_totals(taxes, where, order.lines, order.shipping, order.fee)
     assert found is not None, "the integer path holds in the common case"
-    assert _seen(found) == _expected(store, rates, lines, shipping, fee)
-    assert order_totals(taxes, where, lines, shipping, fee) == found
+    assert _seen(found) == _expected(order)
+    assert order_totals(taxes, where, order.lines, order.shipping, order.fee) == found
 
 
 @settings(max_examples=250, deadline=None)
-@given(
-    store=_store(common=False),
-    rates=_rates(common=False),
-    lines=_lines(common=False),
-    shipping=_shipping(common=False),
-    fee=_fee(common=False),
-)
-def test_any_order_gets_calculate_totals(
-    store: dict[str, Any],
-    rates: list[TaxRate],
-    lines: list[Line],
-    shipping: int,
-    fee: int | None,
-) -> None:
+@given(order=_orders(common=False))
+def test_any_order_gets_calculate_totals(order: _Order) -> None:
     """Any settings, rates and amounts: ``order_totals`` finds what ``calculate_totals``
     finds, and the integer path either agrees or declines."""
-    taxes = _taxes(store, rates)
-    where = taxes.where(HOME, HOME)
-    expected = _expected(store, rates, lines, shipping, fee)
-    assert _seen(order_totals(taxes, where, lines, shipping, fee)) == expected
-    found = fast_totals(taxes, where, lines, shipping, fee)
+    taxes, where = _taxes(order)
+    expected = _expected(order)
+    assert _seen(order_totals(taxes, where, order.lines, order.shipping, order.fee)) == expected
+    found = fast_totals(taxes, where, order.lines, order.shipping, order.fee)
     assert found is None or _seen(found) == expected
