@@ -1,6 +1,6 @@
 """Log formats: one JSON object per line in production, one human line in development.
 
-Both name the request being served: the access tween (``protocol.py``) puts the request's id in
+Both name the request being served: the access tween (``web/access.py``) puts the request's id in
 :data:`REQUEST_ID` for as long as the request runs, and the record factory that
 :func:`install_record_factory` puts in place copies it onto every record made meanwhile (an
 unhandled error in ``views/errors.py``, a busy database), as ``record.request_id``. The access line

@@ -1,5 +1,5 @@
 """A daemon thread that ``LISTEN``\\ s on a PostgreSQL channel: the webhook worker's wake-ups
-(``delivery.worker``) and the key cache's changes (``keycache``).
+(``delivery.worker``) and the key cache's changes (``auth.key_cache``).
 
 The thread holds a connection of its own, outside the engine's pool (a pooled connection held
 for good would take a request's place), and calls ``heard(payload)`` for each notification.

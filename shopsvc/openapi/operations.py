@@ -1,6 +1,6 @@
 """What the document says about one view: its body, its answer, its query and its error codes.
 
-A :class:`ViewDoc` is declared per view (``shopsvc.views.openapi_table``); its error codes come
+A :class:`ViewDoc` is declared per view (``shopsvc.openapi.table``); its error codes come
 as :data:`Codes` — ``(status, code)`` pairs — built by the helpers below, which ask the families'
 loaders for the codes they raise (``load``, ``require``) rather than repeating them.
 """

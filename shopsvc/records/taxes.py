@@ -33,5 +33,6 @@ def tax_record_by_id(context: RecordContext, rate_id: int) -> dict[str, Any]:
 
 
 def tax_class_record(context: RecordContext, row: dict[str, Any]) -> dict[str, Any]:
-    """The record of a class (``sql.taxes.list_classes`` or ``families.STANDARD_TAX_CLASS``)."""
+    """The record of a class (``sql.taxes.list_classes`` or
+    ``loaders.taxes.STANDARD_TAX_CLASS``)."""
     return {"slug": row["slug"], "name": row["name"]}

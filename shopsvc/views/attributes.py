@@ -5,7 +5,7 @@ Every operation needs ``manage_product_terms``. Checks run in the reference's or
 (``validation.attributes``); edit — envelope, capability, id 0 / existence, the fields, then a
 slug that belongs to another attribute (400 ``shop_api_cannot_edit_product_attribute``);
 delete — capability, id 0 / existence, then the delete (the attribute's terms go too). Loading
-and capabilities: ``families.ATTRIBUTES``; the writes: ``writers.attributes``.
+and capabilities: ``loaders.terms.ATTRIBUTES``; the writes: ``writers.attributes``.
 """
 
 from __future__ import annotations

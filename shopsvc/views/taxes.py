@@ -5,7 +5,7 @@ Checks run in the spec's order: envelope, capability (``manage_shop``), existenc
 and shape of the fields. ``/taxes/bulk`` runs set-based (:class:`RateBatch`: the same checks,
 every rate written at once) unless its elements depend on one another. The rate list pages like
 every list but is always ordered by ``order`` then id; the class list is unpaginated, the
-built-in ``standard`` class first. Loading and capabilities: ``families.TAX_RATES`` and
+built-in ``standard`` class first. Loading and capabilities: ``loaders.taxes.TAX_RATES`` and
 ``TAX_CLASSES``; the writes: ``writers.taxes``.
 """
 

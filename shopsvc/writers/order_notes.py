@@ -1,14 +1,12 @@
 """Writing order notes (reference orders.md §6): create, edit, delete.
 
 The order and note checks (ids, existence, capabilities) are the view's, through
-``families.ORDERS`` and ``families.ORDER_NOTES``; these functions take ids that were checked.
-Field rules: ``note`` is required on create (``""`` allowed; absent or null →
-``shop_api_invalid_order_note``), any other type than a string (or a finite number, written as
-text) is ``shop_api_invalid_param``; ``customer_note`` is a boolean in the spellings of
-decisions.md §2 ("Booleans on input": ``true``/``false``, ``1``/``0``, ``"yes"``/``"no"``, …;
-anything else is ``shop_api_invalid_param``); absent or null means false on create and
-"unchanged" on edit.
-"""
+``loaders.orders.ORDERS`` and ``loaders.orders.ORDER_NOTES``; these functions take ids that were
+checked. Field rules: ``note`` is required on create (``""`` allowed; absent or null →
+``shop_api_invalid_order_note``), any other type than a string (or a finite number, written as text)
+is ``shop_api_invalid_param``; ``customer_note`` is a boolean in the spellings of decisions.md §2
+("Booleans on input": ``true``/``false``, ``1``/``0``, ``"yes"``/``"no"``, …; anything else is
+``shop_api_invalid_param``); absent or null means false on create and "unchanged" on edit."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Writing order refunds (reference orders.md §7; decisions.md §6 and §7 "Orders: records").
 
 The order and refund checks (ids, existence, capabilities) are the view's, through
-``families.ORDERS`` and ``families.ORDER_REFUNDS``; these functions take rows that were checked.
+``loaders.orders.ORDERS`` and ``loaders.orders.ORDER_REFUNDS``; these functions take rows that were
+checked.
 
 Rules, where the reference leaves a choice:
 

@@ -59,7 +59,7 @@ def test_odd_paths_never_skip_authentication(anonymous: Harness, case: PathCase)
 
 
 def test_json_numbers_of_any_length_name_their_field(harness: Harness) -> None:
-    """protocol.py: a JSON number of 5000 digits is valid JSON (RFC 8259 sets no limit), but
+    """web/body.py: a JSON number of 5000 digits is valid JSON (RFC 8259 sets no limit), but
     Python's parser converts at most 4300 digits: the body must still reach the field, which
     says it is out of range (400 ``shop_api_invalid_param`` naming it), not
     ``shop_api_invalid_json``."""
@@ -90,7 +90,7 @@ def test_json_numbers_of_any_length_name_their_field(harness: Harness) -> None:
     ],
 )
 def test_deep_nesting_is_a_4xx(harness: Harness, path: str, envelope: str) -> None:
-    """protocol.py: JSON nested hundreds deep must be refused before anything recurses into
+    """web/body.py: JSON nested hundreds deep must be refused before anything recurses into
     it (``shop_api_invalid_json``), at any depth."""
     for depth in (64, 65, 400, 1000, 5000, 100_000):
         for nested in (deep_array(depth), deep_object(depth)):
@@ -100,7 +100,7 @@ def test_deep_nesting_is_a_4xx(harness: Harness, path: str, envelope: str) -> No
 
 
 def test_query_integers_of_any_length(harness: Harness) -> None:
-    """listing.py: a query integer of more than 4300 digits was a 500 (ValueError); any
+    """web/listing.py: a query integer of more than 4300 digits was a 500 (ValueError); any
     query integer beyond its column is a 400 naming the parameter (``filter[limit]`` is
     capped instead)."""
     for path in ("/products", "/products/count", "/webhooks", "/taxes"):
@@ -116,7 +116,7 @@ def test_query_integers_of_any_length(harness: Harness) -> None:
 
 
 def test_path_ids_of_any_length_are_not_found(harness: Harness) -> None:
-    """resources.py: an id segment of more than 4300 digits was a 500 (ValueError)."""
+    """web/resources.py: an id segment of more than 4300 digits was a 500 (ValueError)."""
     huge = "9" * HUGE_DIGITS
     for path in (
         f"/products/{huge}",
