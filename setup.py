@@ -17,6 +17,7 @@ requires = [
     "brotli>=1.1,<2",
     "tqdm>=4.66,<5",  # the progress bars of `shopsvc CONFIG seed`
     "boto3>=1.36,<2",  # shopsvc.media_storage = s3 (an S3-compatible bucket)
+    "prometheus_client>=0.21,<1",  # GET /metrics, worker --metrics-port (docs/metrics.md)
 ]
 
 tests_require = [

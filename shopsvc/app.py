@@ -48,7 +48,7 @@ def _deliver_in_process(app: Router) -> None:
     registry = app.registry
     if not registry.shop.webhooks_deliver_in_process:
         return
-    deliverer = start_in_process(registry.engine, registry.shop)
+    deliverer = start_in_process(registry.engine, registry.shop, metrics=registry.metrics)
     registry.deliverer = deliverer
     registry.wake_deliveries = deliverer.wake
     log.info("delivering webhooks from this process (shopsvc.webhooks.deliver_in_process)")
@@ -79,6 +79,8 @@ def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     config.include("shopsvc.auth.policy")
     config.include("shopsvc.views")
     config.include("shopsvc.views.health")
+    config.include("shopsvc.web.metrics")  # registry.metrics (shopsvc.metrics = true)
+    config.include("shopsvc.views.metrics")  # and GET /metrics
     app = config.make_wsgi_app()
     # Called here, not subscribed to ApplicationCreated: with any subscriber registered, Pyramid
     # notifies four events (NewRequest, BeforeTraversal, ContextFound, NewResponse) on every

@@ -107,6 +107,13 @@ class Settings:
     gc_threshold: int = 100_000
     max_body_bytes: int = 10 * 1024 * 1024
     trusted_proxies: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = ()
+    # Request metrics recorded and ``GET /metrics`` served (docs/metrics.md).
+    metrics: bool = True
+    # The client networks ``/metrics`` answers (404 elsewhere): loopback only by default.
+    metrics_allow: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = (
+        ipaddress.ip_network("127.0.0.0/8"),
+        ipaddress.ip_network("::1/128"),
+    )
     # Browser origins allowed to call the API (``scheme://host[:port]``, or ``*``); empty: no CORS.
     cors_origins: tuple[str, ...] = ()
     webhooks_timeout: float = 60.0
@@ -190,6 +197,8 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.gc_threshold": ("gc_threshold", "int"),
     "shopsvc.max_body_bytes": ("max_body_bytes", "int"),
     "shopsvc.trusted_proxies": ("trusted_proxies", "networks"),
+    "shopsvc.metrics": ("metrics", "bool"),
+    "shopsvc.metrics.allow": ("metrics_allow", "networks"),
     "shopsvc.cors_origins": ("cors_origins", "origins"),
     "shopsvc.webhooks.timeout": ("webhooks_timeout", "float"),
     "shopsvc.webhooks.max_attempts": ("webhooks_max_attempts", "int"),
@@ -227,12 +236,14 @@ _EXTRA_KEYS = ("shopsvc.help_url",)
 SETTING_KEYS: tuple[str, ...] = (*_FIELDS, *_EXTRA_KEYS)
 
 
-def _networks(text: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+def _networks(
+    text: str, key: str = "shopsvc.trusted_proxies"
+) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
     parts = [part for part in text.replace(",", " ").split() if part]
     try:
         return tuple(ipaddress.ip_network(part, strict=False) for part in parts)
     except ValueError as exc:
-        raise SettingsError(f"shopsvc.trusted_proxies: {exc}") from exc
+        raise SettingsError(f"{key}: {exc}") from exc
 
 
 #: ``scheme://host[:port]``: what a browser sends in ``Origin`` (no path, no trailing slash).
@@ -350,7 +361,7 @@ def _convert(key: str, kind: str, raw: str) -> object:
         return number
     if kind == "origins":
         return _origins(raw)
-    return _networks(raw)
+    return _networks(raw, key)
 
 
 def load_settings(

@@ -36,9 +36,10 @@ WINGS_MAY_IMPORT: dict[str, set[str]] = {
     "writers": {"domain", "errors", "loaders", "settings", "sql", "validation"},
     "media": {"errors", "outbound", "sql"},
     "auth": {"db", "domain", "errors", "sql"},
-    "delivery": {"db", "domain", "outbound", "records", "settings", "sql"},
+    "metrics": {"sql"},
+    "delivery": {"db", "domain", "metrics", "outbound", "records", "settings", "sql"},
     "web": {
-        *("db", "domain", "errors", "logs", "media", "records", "settings", "sql"),
+        *("db", "domain", "errors", "logs", "media", "metrics", "records", "settings", "sql"),
         *("validation", "writers"),
     },
     "openapi": {
@@ -51,7 +52,7 @@ WINGS_MAY_IMPORT: dict[str, set[str]] = {
     },
     "cli": {
         *("app", "auth", "db", "delivery", "domain", "errors", "media", "records", "settings"),
-        *("sql", "writers"),
+        *("metrics", "sql", "writers"),
     },
     "testing": {"auth", "sql"},
     "app": {"auth", "db", "delivery", "settings", "sql", "views", "web"},
@@ -196,6 +197,7 @@ WITHOUT_PYRAMID = (
     "validation",
     "sql",
     "outbound",
+    "metrics",
     "delivery",
 )
 

@@ -82,6 +82,10 @@ class KeyCache:
         self._listener: Listener | None = None
         #: The tokens :meth:`settle` waits to hear back.
         self._settled: dict[str, threading.Event] = {}
+        #: Lookups answered from memory, and lookups that read the database (the metrics';
+        #: counted without a lock, as the lookup itself runs without one).
+        self.hits = 0
+        self.misses = 0
         event.listen(engine, "engine_disposed", self._on_dispose)
         _CACHES.add(self)
 
@@ -97,9 +101,11 @@ class KeyCache:
         if self.listening:
             entry = self._entries.get(key_hash)
             if entry is not None and time.monotonic() - entry[1] < MAX_AGE:
+                self.hits += 1
                 return entry[0]
         else:
             self._start()
+        self.misses += 1
         generation = self.generation
         row = auth_sql.find_key(conn, key_hash)
         if row is not None:

@@ -38,6 +38,7 @@ from shopsvc.db.schema import current_revision, head_revision, migrate
 from shopsvc.delivery.worker import Deliverer
 from shopsvc.domain.events import EventSet
 from shopsvc.domain.timestamps import format_timestamp
+from shopsvc.metrics.registry import Metrics
 from shopsvc.settings import Settings, SettingsError, env_name, load_settings
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql import auth_writes as auth_writes_sql
@@ -197,23 +198,52 @@ def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace)
     }
 
 
+def _serve_metrics(engine: Engine, args: argparse.Namespace) -> tuple[Metrics, Any]:
+    """The worker's metrics (docs/metrics.md) served on ``--metrics-address:--metrics-port``."""
+    if not 0 < args.metrics_port < 65536:
+        raise UsageError("--metrics-port must be a port number (1 to 65535)")
+    metrics = Metrics()
+    metrics.watch_engine(engine)
+    try:
+        server = metrics.serve(args.metrics_port, args.metrics_address)
+    except (OSError, ValueError) as exc:  # in use, not an address of this machine
+        reason = getattr(exc, "strerror", None) or exc
+        raise UsageError(
+            f"--metrics-port: cannot listen on {args.metrics_address} port "
+            f"{args.metrics_port}: {reason}"
+        ) from None
+    logging.getLogger("shopsvc").info(
+        "metrics on http://%s:%s/metrics", args.metrics_address, args.metrics_port
+    )
+    return metrics, server
+
+
 def cmd_worker(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
     """Deliver queued webhook events: one pass with ``--once`` (prints what it did), else until
-    SIGTERM or SIGINT (the sends under way finish first)."""
+    SIGTERM or SIGINT (the sends under way finish first). ``--metrics-port``: the worker's
+    metrics over HTTP meanwhile."""
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
-    deliverer = Deliverer(engine, settings, concurrency=args.concurrency)
-    if args.once:
-        return [deliverer.run_once().as_dict()]
+    metrics, server = None, None
+    if args.metrics_port is not None:
+        metrics, server = _serve_metrics(engine, args)
+    try:
+        deliverer = Deliverer(engine, settings, concurrency=args.concurrency, metrics=metrics)
+        if args.once:
+            return [deliverer.run_once().as_dict()]
 
-    def stop(signum: int, _frame: object) -> None:
-        logging.getLogger("shopsvc").info("%s: stopping", signal.Signals(signum).name)
-        deliverer.stop()
+        def stop(signum: int, _frame: object) -> None:
+            logging.getLogger("shopsvc").info("%s: stopping", signal.Signals(signum).name)
+            deliverer.stop()
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    deliverer.run()
-    return []
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        deliverer.run()
+        return []
+    finally:
+        if server is not None:
+            server.shutdown()
+            server.server_close()
 
 
 def cmd_deliveries(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
@@ -347,6 +377,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--once", action="store_true", help="one pass over what is due now, then exit")
     sub.add_argument(
         "--concurrency", type=int, help="senders in parallel (shopsvc.webhooks.concurrency)"
+    )
+    sub.add_argument(
+        "--metrics-port", type=int, help="serve the worker's metrics over HTTP on this port"
+    )
+    sub.add_argument(
+        "--metrics-address",
+        default="127.0.0.1",
+        help="the address --metrics-port listens on (127.0.0.1)",
     )
     sub.set_defaults(run=cmd_worker)
 

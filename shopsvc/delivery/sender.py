@@ -40,11 +40,13 @@ Clock = Callable[[], dt.datetime]
 @dataclass(frozen=True)
 class Outcome:
     """What became of an attempt: ``state`` is the delivery's state afterwards (``pending``
-    when a retry is due), ``status`` the HTTP status (None without an answer)."""
+    when a retry is due), ``status`` the HTTP status (None without an answer), ``disabled``
+    whether this failure disabled the webhook."""
 
     state: str
     status: int | None = None
     error: str | None = None
+    disabled: bool = False
 
 
 def _render(conn: Connection, settings: Settings, row: dict[str, Any]) -> dict[str, Any] | None:
@@ -189,7 +191,7 @@ def _store(
         this_round = attempt_no - row["round_start"]
         disabling = failures >= settings.webhooks_disable_after
         if disabling or this_round >= settings.webhooks_max_attempts:
-            outcome = dataclasses.replace(outcome, state="failed")
+            outcome = dataclasses.replace(outcome, state="failed", disabled=disabling)
             values["state"] = "failed"
         else:
             delay = events.retry_delay(this_round, settings.webhooks_retry_base_seconds)

@@ -32,6 +32,8 @@ from shopsvc.db.engine import write_transaction
 from shopsvc.db.listener import Listener
 from shopsvc.delivery import sender
 from shopsvc.delivery.sender import Clock, Outcome
+from shopsvc.metrics import registry as metrics_registry
+from shopsvc.metrics.registry import Metrics
 from shopsvc.settings import Settings
 from shopsvc.sql import deliveries as sql
 
@@ -71,9 +73,26 @@ class PassResult:
         }
 
 
+def outcome_label(outcome: Outcome | None) -> str:
+    """The ``outcome`` label of ``shopsvc_webhook_attempts_total`` for an attempt's outcome:
+    ``delivered``, ``retried`` (a retry is due), ``failed`` (no attempt left), ``disabled``
+    (failed, and the webhook disabled for its failures), ``cancelled`` (the webhook is no longer
+    active), ``dropped`` (the resource is gone), ``lost`` (the claim ran out, or the attempt
+    raised)."""
+    if outcome is None:
+        return metrics_registry.LOST
+    if outcome.state == "pending":
+        return metrics_registry.RETRIED
+    if outcome.state == "failed" and outcome.disabled:
+        return metrics_registry.DISABLED
+    return outcome.state
+
+
 class Deliverer:
     """Delivers the outbox of one database. ``concurrency`` overrides the setting;
-    ``lease_seconds`` the claim lease; ``clock`` the time (tests)."""
+    ``lease_seconds`` the claim lease; ``clock`` the time (tests); ``metrics`` counts the
+    attempts' outcomes (the worker's ``--metrics-port``, the app's with ``deliver_in_process``).
+    """
 
     def __init__(
         self,
@@ -83,8 +102,10 @@ class Deliverer:
         concurrency: int | None = None,
         lease_seconds: float | None = None,
         clock: Clock = sql.now_precise,
+        metrics: Metrics | None = None,
     ) -> None:
         self.engine = engine
+        self.metrics = metrics
         self.settings = settings
         self.concurrency = concurrency or settings.webhooks_concurrency
         self.per_webhook = max(1, self.concurrency // 2)
@@ -212,11 +233,16 @@ class Deliverer:
 
     def _send(self, delivery_id: int) -> Outcome | None:
         try:
-            return sender.attempt(self.engine, self.settings, delivery_id, self.token, self.clock)
+            outcome = sender.attempt(
+                self.engine, self.settings, delivery_id, self.token, self.clock
+            )
         except Exception:
             # The claim stays: the delivery is tried again when the lease runs out.
             log.exception("delivery %s failed unexpectedly", delivery_id)
-            return None
+            outcome = None
+        if self.metrics is not None:
+            self.metrics.count_attempt(outcome_label(outcome))
+        return outcome
 
     def _collect(self, result: PassResult, block: bool) -> None:
         if not self._inflight:
@@ -247,10 +273,12 @@ class Deliverer:
         )
 
 
-def start_in_process(engine: Engine, settings: Settings) -> Deliverer:
+def start_in_process(
+    engine: Engine, settings: Settings, metrics: Metrics | None = None
+) -> Deliverer:
     """A deliverer running in a daemon thread of this process (``deliver_in_process``);
     :meth:`Deliverer.stop` then :meth:`Deliverer.join` end it."""
-    deliverer = Deliverer(engine, settings)
+    deliverer = Deliverer(engine, settings, metrics=metrics)
     deliverer.thread = threading.Thread(target=deliverer.run, name="shopsvc-deliverer", daemon=True)
     deliverer.thread.start()
     return deliverer

@@ -401,3 +401,16 @@ def pending_count(conn: Connection) -> int:
         conn.execute(select(func.count()).select_from(_d).where(_d.c.state == PENDING)).scalar()
         or 0
     )
+
+
+def backlog_query() -> Select[Any]:
+    """The pending deliveries' count and the earliest ``due_at`` among them: one range of
+    ``ix_webhook_deliveries_due`` (``state``, ``due_at``, ``id``), read from the index alone."""
+    return select(func.count(), func.min(_d.c.due_at)).where(_d.c.state == PENDING)
+
+
+def backlog(conn: Connection) -> tuple[int, dt.datetime | None]:
+    """How many deliveries are pending and when the earliest of them fell (or falls) due (None
+    when none is pending): what the metrics read on each scrape."""
+    count, earliest = conn.execute(backlog_query()).one()
+    return int(count or 0), earliest

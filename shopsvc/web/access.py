@@ -29,9 +29,9 @@ access_log = logging.getLogger("shopsvc.access")
 SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
-#: Probes whose successful requests are logged at DEBUG (a load balancer calls them every few
-#: seconds).
-QUIET_PATHS = frozenset({"/healthz", "/readyz"})
+#: Probes and scrapes whose successful requests are logged at DEBUG (a load balancer calls the
+#: probes every few seconds, Prometheus ``/metrics`` every 15 seconds or so).
+QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 def _request_id(request: Request) -> str:

@@ -653,6 +653,7 @@ def test_tween_order(app: TestApp) -> None:
     order = [name for name, _ in app.app.registry.queryUtility(ITweens).implicit()]
     assert order == [
         "shopsvc.web.access.access_tween_factory",
+        "shopsvc.web.metrics.metrics_tween_factory",  # shopsvc.metrics (on by default)
         "shopsvc.web.cors.cors_tween_factory",
         "shopsvc.web.http_cache.http_cache_tween_factory",
         "shopsvc.web.transaction.transaction_tween_factory",
