@@ -1,15 +1,15 @@
 """What is read when Prometheus scrapes — the webhook outbox's backlog (one query), the database
 pool's use, the key cache's hits and misses — and the count of the SQL statements a request
-sends (a cursor event that adds one to the request's tally, found through a context variable:
-statements of other threads, such as the key cache's listener or a deliverer, count for no
-request)."""
+sends (a cursor event that adds one to its thread's running count: a request reads the count
+before and after itself, so statements of other threads, such as the key cache's listener or a
+deliverer, count for no request)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 from collections.abc import Callable, Iterator
-from contextvars import ContextVar
 from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -21,21 +21,31 @@ log = logging.getLogger(__name__)
 
 # --- the statements of a request
 
-#: The tally of the request being served in this context (one element), None outside one.
-STATEMENTS: ContextVar[list[int] | None] = ContextVar("shopsvc_statements", default=None)
+
+class _Statements(threading.local):
+    """The statements this thread has sent so far (through engines :func:`count_statements`
+    watches). A running count, never reset: a request takes the difference (nothing to set up
+    and tear down per request)."""
+
+    sent = 0
 
 
-def _count_statement(_conn: Connection, *_: Any) -> None:
-    tally = STATEMENTS.get()
-    if tally is not None:
-        tally[0] += 1
+STATEMENTS = _Statements()
+
+
+def _count_statement(
+    _conn: Connection, _cursor: Any, statement: str, parameters: Any, *_: Any
+) -> tuple[str, Any]:
+    STATEMENTS.sent += 1
+    return statement, parameters
 
 
 def count_statements(engine: Engine) -> None:
     """Every statement ``engine`` sends (``before_cursor_execute``: one that fails counts too)
-    adds one to the tally of the request it serves."""
+    adds one to its thread's count. A ``retval`` listener: SQLAlchemy calls it as it is (a
+    plain listener it wraps in a function of its own, a second call per statement)."""
     if not event.contains(engine, "before_cursor_execute", _count_statement):
-        event.listen(engine, "before_cursor_execute", _count_statement)
+        event.listen(engine, "before_cursor_execute", _count_statement, retval=True)
 
 
 # --- read on a scrape

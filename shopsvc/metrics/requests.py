@@ -1,17 +1,20 @@
-"""The HTTP request metrics: recorded per request in a few plain additions, exposed as
-Prometheus counters and histograms when scraped.
+"""The HTTP request metrics: queued per request, added up in batches, exposed as Prometheus
+counters and histograms when scraped.
 
 ``prometheus_client``'s own counters and histograms take a lock for every addition (a histogram
-two per observation): a request's counter and three histograms took some 8 µs, timed in a loop.
-Here each (route, method) keeps its tallies in one :class:`Series` — requests by status, and the
-bucket counts and sums of the three histograms — updated under one lock with one bisection per
-histogram (under 1 µs in the same loop); :class:`RequestCollector` turns them into the same
-families on each scrape. What the whole tween costs a request: bench/throughput.py."""
+two per observation): a request's counter and three histograms took some 8 µs timed in a loop,
+more inside a request, whose own work has pushed their data out of the processor's caches. Here
+a request only queues its numbers (:meth:`RequestCollector.add`); the queue is added up every
+:data:`BATCH` requests and on each scrape into one :class:`Series` per (route, method) —
+requests by status, and the bucket counts and sums of the three histograms — and turned into
+the same families on a scrape. What the whole tween costs a request: bench/throughput.py
+(docs/metrics.md)."""
 
 from __future__ import annotations
 
 import threading
 from bisect import bisect_left
+from collections import deque
 from collections.abc import Iterator, Sequence
 
 from prometheus_client.core import CounterMetricFamily, HistogramMetricFamily, Metric
@@ -21,6 +24,9 @@ from prometheus_client.utils import floatToGoString
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 OTHER_METHOD = "other"
 
+#: Requests queued before the request that queues the last of them adds them up (some 0.1 ms
+#: for that request).
+BATCH = 256
 #: Seconds: a single record takes a millisecond or two, a page of 1000 a second or so.
 DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 #: Statements a request sends: 0 (the probes), 4 for a single record, more for writes.
@@ -50,7 +56,6 @@ class Series:
     __slots__ = (
         "duration",
         "duration_sum",
-        "lock",
         "sizes",
         "sizes_sum",
         "statements",
@@ -59,7 +64,6 @@ class Series:
     )
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
         self.statuses: dict[int, int] = {}
         self.duration = [0] * (len(DURATION_BUCKETS) + 1)
         self.duration_sum = 0.0
@@ -69,24 +73,23 @@ class Series:
         self.sizes_sum = 0
 
     def add(self, status: int, seconds: float, statements: int, size: int | None) -> None:
-        with self.lock:
-            self.statuses[status] = self.statuses.get(status, 0) + 1
-            self.duration[bisect_left(DURATION_BUCKETS, seconds)] += 1
-            self.duration_sum += seconds
-            self.statements[bisect_left(STATEMENT_BUCKETS, statements)] += 1
-            self.statements_sum += statements
-            if size is not None:
-                self.sizes[bisect_left(BYTES_BUCKETS, size)] += 1
-                self.sizes_sum += size
+        """One request (under the collector's lock)."""
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+        self.duration[bisect_left(DURATION_BUCKETS, seconds)] += 1
+        self.duration_sum += seconds
+        self.statements[bisect_left(STATEMENT_BUCKETS, statements)] += 1
+        self.statements_sum += statements
+        if size is not None:
+            self.sizes[bisect_left(BYTES_BUCKETS, size)] += 1
+            self.sizes_sum += size
 
     def copy(self) -> Series:
-        """The tallies as they are now (taken under the lock)."""
+        """The tallies as they are now (under the collector's lock)."""
         copied = Series()
-        with self.lock:
-            copied.statuses = dict(self.statuses)
-            copied.duration, copied.duration_sum = list(self.duration), self.duration_sum
-            copied.statements, copied.statements_sum = list(self.statements), self.statements_sum
-            copied.sizes, copied.sizes_sum = list(self.sizes), self.sizes_sum
+        copied.statuses = dict(self.statuses)
+        copied.duration, copied.duration_sum = list(self.duration), self.duration_sum
+        copied.statements, copied.statements_sum = list(self.statements), self.statements_sum
+        copied.sizes, copied.sizes_sum = list(self.sizes), self.sizes_sum
         return copied
 
 
@@ -102,10 +105,17 @@ def _cumulative(bounds: Sequence[float], counts: Sequence[int]) -> list[tuple[st
 class RequestCollector:
     """The request metrics of one process: :meth:`add` per request, :meth:`collect` per scrape.
     ``route`` must come from a bounded set (route patterns and fixed labels); any method not in
-    :data:`METHODS` is recorded as ``other``."""
+    :data:`METHODS` is recorded as ``other``.
+
+    :meth:`add` only queues the request's numbers (a deque's append, safe between threads); the
+    request that fills a batch of :data:`BATCH`, and every scrape, adds the queue up. A request's
+    data and the tallies are then touched in one go, while they are in the processor's caches,
+    rather than once per request after the request's own work has pushed them out."""
 
     def __init__(self) -> None:
         self._series: dict[tuple[str, str], Series] = {}
+        self._queued: deque[tuple[str, str, int, float, int, int | None]] = deque()
+        #: Held while the queue is added up, and while a scrape copies the tallies.
         self._lock = threading.Lock()
 
     def add(
@@ -118,16 +128,23 @@ class RequestCollector:
         size: int | None,
     ) -> None:
         """Record one request (``size`` None: a body of unknown length, not observed)."""
-        series = self._series.get((route, method))
-        if series is None:
-            series = self._new_series(route, method)
-        series.add(status, seconds, statements, size)
+        queued = self._queued
+        queued.append((route, method, status, seconds, statements, size))
+        if len(queued) >= BATCH:
+            self.add_up()
 
-    def _new_series(self, route: str, method: str) -> Series:
-        if method not in METHODS:  # a caller picks the method: one series for all others
-            method = OTHER_METHOD
+    def add_up(self) -> None:
+        """Add the queued requests to the tallies."""
         with self._lock:
-            return self._series.setdefault((route, method), Series())
+            queued, series_of = self._queued, self._series
+            for _ in range(len(queued)):
+                route, method, status, seconds, statements, size = queued.popleft()
+                series = series_of.get((route, method))
+                if series is None:
+                    if method not in METHODS:  # a caller picks the method: one series for all
+                        method = OTHER_METHOD
+                    series = series_of.setdefault((route, method), Series())
+                series.add(status, seconds, statements, size)
 
     def describe(self) -> Iterator[Metric]:
         yield CounterMetricFamily(*REQUESTS, labels=("route", "method", "status"))
@@ -139,10 +156,10 @@ class RequestCollector:
         duration = HistogramMetricFamily(*DURATION, labels=("route", "method"))
         statements = HistogramMetricFamily(*STATEMENTS, labels=("route", "method"))
         sizes = HistogramMetricFamily(*RESPONSE_BYTES, labels=("route", "method"))
+        self.add_up()
         with self._lock:
-            everything = list(self._series.items())
-        for (route, method), live in everything:
-            series = live.copy()
+            everything = [(labels, series.copy()) for labels, series in self._series.items()]
+        for (route, method), series in everything:
             for status, count in sorted(series.statuses.items()):
                 requests.add_metric((route, method, str(status)), count)
             labels = (route, method)

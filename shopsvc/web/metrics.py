@@ -79,8 +79,7 @@ def metrics_tween_factory(handler: Callable[[Request], Response], registry: Regi
     clock = time.perf_counter
 
     def metrics_tween(request: Request) -> Response:
-        tally = [0]
-        token = STATEMENTS.set(tally)
+        sent = STATEMENTS.sent
         started = clock()
         response: Response | None = None
         try:
@@ -88,7 +87,7 @@ def metrics_tween_factory(handler: Callable[[Request], Response], registry: Regi
             return response
         finally:
             elapsed = clock() - started
-            STATEMENTS.reset(token)
+            statements = STATEMENTS.sent - sent
             try:
                 method = request.method
                 status, size = 500, None
@@ -96,7 +95,7 @@ def metrics_tween_factory(handler: Callable[[Request], Response], registry: Regi
                     status = response.status_code
                     no_body = method == "HEAD" or status in (204, 304)
                     size = 0 if no_body else response.content_length
-                observe(route_of(request), method, status, elapsed, tally[0], size)
+                observe(route_of(request), method, status, elapsed, statements, size)
             except Exception:  # metrics never cost a request its answer
                 log.exception("recording the request's metrics failed")
 
