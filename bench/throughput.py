@@ -26,9 +26,24 @@ in this process (the same capture as bench/floor.py) on a steady-state request (
 writes ``last_access`` at most once a minute: the request counted follows two others) and
 printed against the target of 4 (transaction control, e.g. SQLite's BEGIN, shown apart).
 
+Then the cost of the request metrics (``shopsvc.metrics``, docs/metrics.md; issue 23: under 3 %
+of a single product GET), in this process: one app (metrics on) serves the product GET through
+three tween chains built from its tween factories — with the metrics tween (and the statement
+counter's cursor event), without, and without again — in ``--metrics-batches`` batches of
+``--metrics-requests`` requests, the chains' order alternating. The same app, so the same
+objects in the same places: the two chains without the metrics tween differ by the machine's
+noise only, which the printout shows. The cost is the difference of the medians of the CPU time
+per request (this thread's: the wall clock moves with the machine's other load), against the
+target; the wall clock's is printed too. (Timed alone in a loop, the tween takes 2 to 3 µs; in a
+request, after the request's own work has pushed its data out of the processor's caches, several
+times that: timing the tween alone would understate its cost.)
+
+``--metrics-only`` measures the metrics and stops (no ``wrk`` needed).
+
     python bench/throughput.py                      # SQLite in a temporary file
     python bench/throughput.py --database-url postgresql://postgres@127.0.0.1:5432/postgres
     python bench/throughput.py --duration 30 --connections 32
+    python bench/throughput.py --metrics-only       # the metrics' cost only
 
 With a PostgreSQL URL a scratch database ``shopsvc_bench_<random>`` is created on that server and
 dropped afterwards.
@@ -78,6 +93,8 @@ API = "/shop-api/v3"
 RATIO_TARGET = 0.25
 #: Goal 2: statements per single-record GET, authentication included.
 STATEMENT_TARGET = 4
+#: Issue 23: recording a request's metrics costs at most this share of a single product GET.
+METRICS_TARGET = 0.03
 
 
 # --- the servers (each in a child process: ``--serve KIND CONFIG``)
@@ -234,6 +251,86 @@ def pick_ids(engine: sa.Engine, products: int) -> tuple[int, int]:
     return product, order
 
 
+# --- the metrics' cost
+
+
+def _per_request(app: Any, path: str, headers: dict[str, str], count: int) -> tuple[float, float]:
+    """Wall-clock and this thread's CPU seconds per request over ``count`` GETs of ``path``."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    for _ in range(count):
+        response = wsgi_request(app, "GET", path, None, headers)
+        if response.status != 200:
+            raise SystemExit(f"GET {path}: HTTP {response.status}: {response.body[:300]!r}")
+    return (time.perf_counter() - wall) / count, (time.thread_time() - cpu) / count
+
+
+def _chain(app: Any, metrics: bool) -> Any:
+    """The app's tween chain (what ``app.handle_request`` holds) built anew, with or without
+    the metrics tween."""
+    from pyramid.interfaces import ITweens
+
+    from shopsvc.web.tweens import METRICS
+
+    tweens = app.registry.getUtility(ITweens)
+    handler = app.orig_handle_request
+    for name, factory in (tweens.explicit or tweens.implicit())[::-1]:
+        if metrics or name != METRICS:
+            handler = factory(handler, app.registry)
+    return handler
+
+
+def metrics_overhead(
+    args: argparse.Namespace, settings: dict[str, str], path: str, headers: dict[str, str]
+) -> None:
+    """Print the metrics' cost on a single product GET (see the module's docstring)."""
+    from shopsvc.metrics.collectors import _count_statement
+
+    app = app_main({"__file__": "bench.ini"}, **settings, **{"shopsvc.metrics": "true"})
+    engine = app.registry.engine
+    chains = {"on": _chain(app, True), "off": _chain(app, False), "off again": _chain(app, False)}
+
+    def switch(side: str) -> None:
+        app.handle_request = chains[side]
+        counting = sa.event.contains(engine, "before_cursor_execute", _count_statement)
+        if side != "on" and counting:
+            sa.event.remove(engine, "before_cursor_execute", _count_statement)
+        elif side == "on" and not counting:
+            sa.event.listen(engine, "before_cursor_execute", _count_statement, retval=True)
+
+    try:
+        for side in chains:
+            switch(side)
+            _per_request(app, path, headers, 50)  # warm: caches, the pool
+        samples: dict[str, list[tuple[float, float]]] = {side: [] for side in chains}
+        for batch in range(args.metrics_batches):
+            for side in list(chains) if batch % 2 == 0 else list(chains)[::-1]:
+                switch(side)
+                samples[side].append(_per_request(app, path, headers, args.metrics_requests))
+    finally:
+        engine.dispose()
+    wall = {side: statistics.median(s[0] for s in runs) for side, runs in samples.items()}
+    cpu = {side: statistics.median(s[1] for s in runs) for side, runs in samples.items()}
+    wall_off = (wall["off"] + wall["off again"]) / 2
+    cpu_off = (cpu["off"] + cpu["off again"]) / 2
+    share = cpu["on"] / cpu_off - 1
+    holds = "holds" if share <= METRICS_TARGET else "does NOT hold"
+    print(
+        f"metrics: {args.metrics_batches} alternating batches of {args.metrics_requests} GETs "
+        f"{path} through one app, its tweens built with and without the metrics tween (twice "
+        f"without: the noise), medians per request:"
+    )
+    for side in chains:
+        print(
+            f"    {side:<9} {wall[side] * 1000:.3f} ms ({wall[side] / wall_off - 1:+.2%}), "
+            f"{cpu[side] * 1000:.3f} ms CPU ({cpu[side] / cpu_off - 1:+.2%})"
+        )
+    print(
+        f"metrics: recording a request's metrics costs {share:+.2%} of a product GET's CPU time "
+        f"({(cpu['on'] - cpu_off) * 1e6:.1f} µs of {cpu_off * 1000:.3f} ms; wall clock "
+        f"{wall['on'] / wall_off - 1:+.2%}) — target ≤ {METRICS_TARGET:.0%}: {holds}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--database-url", default=None, help="default: a temporary SQLite file")
@@ -255,12 +352,21 @@ def main(argv: list[str] | None = None) -> int:
         default=2,
         help="alternating rounds over the four targets; req/s is each target's median",
     )
+    parser.add_argument(
+        "--metrics-batches", type=int, default=30, help="A/B batches of the metrics' cost (30)"
+    )
+    parser.add_argument(
+        "--metrics-requests", type=int, default=200, help="GETs per metrics batch (200)"
+    )
+    parser.add_argument(
+        "--metrics-only", action="store_true", help="measure the metrics' cost only (no wrk)"
+    )
     parser.add_argument("--serve", nargs=2, metavar=("KIND", "CONFIG"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
         serve(*args.serve)
         return 0
-    if shutil.which("wrk") is None:
+    if not args.metrics_only and shutil.which("wrk") is None:
         print("bench/throughput.py needs wrk: apt-get install wrk", file=sys.stderr)
         return 2
     with ExitStack() as stack:
@@ -297,6 +403,9 @@ def main(argv: list[str] | None = None) -> int:
             documents[name] = orjson.loads(body)
             print_trace(f"GET {path}", trace)
         app.registry.engine.dispose()
+        metrics_overhead(args, settings, paths["product"], headers)
+        if args.metrics_only:
+            return 0
 
         waitress_options = {"threads": args.threads, "connection_limit": args.connection_limit}
         config_path = work / "servers.json"
