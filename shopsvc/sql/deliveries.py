@@ -64,12 +64,25 @@ def pending_query(
     webhook_ids: Sequence[int], resource_ids: Sequence[int], now: dt.datetime
 ) -> Select[Any]:
     """The pending, unclaimed deliveries of these webhooks and resources (a new event of the
-    same webhook, topic and resource merges into one of them)."""
-    return select(_d.c.webhook_id, _d.c.topic, _d.c.resource, _d.c.resource_id).where(
-        _d.c.state == PENDING,
-        _d.c.webhook_id.in_(webhook_ids),
-        _d.c.resource_id.in_(resource_ids),
-        _unclaimed(now),
+    same webhook, topic and resource merges into one of them), locked until the caller's
+    transaction ends (``FOR UPDATE SKIP LOCKED`` on PostgreSQL).
+
+    The lock makes the merge and a worker's claim (:func:`claim_query`, which also skips locked
+    rows) exclude each other: a row merged into cannot be claimed and rendered before the
+    merging transaction commits, and a row a worker is claiming right now is skipped here, so
+    that the new event gets a delivery of its own rather than merging into one being sent. On
+    SQLite writers are serialised, and a worker's claim never overlaps a request's
+    transaction."""
+    return (
+        select(_d.c.webhook_id, _d.c.topic, _d.c.resource, _d.c.resource_id)
+        .where(
+            _d.c.state == PENDING,
+            _d.c.webhook_id.in_(webhook_ids),
+            _d.c.resource_id.in_(resource_ids),
+            _unclaimed(now),
+        )
+        .order_by(_d.c.id)
+        .with_for_update(skip_locked=True, of=_d)
     )
 
 
@@ -87,8 +100,9 @@ def enqueue(
     """Queue a delivery of each fired ``(topic, resource, resource id)`` for each active
     webhook subscribed to the topic (in the caller's transaction); the number queued. A
     delivery still pending and unclaimed for the same webhook, topic and resource takes the new
-    event in (its body is rendered when it is sent). One statement when nobody subscribes,
-    three when somebody does."""
+    event in (its body is rendered when it is sent; the row is locked until the caller commits,
+    see :func:`pending_query`). One statement when nobody subscribes, three when somebody
+    does."""
     fired = list(fired)
     topics = sorted({topic for topic, _, _ in fired})
     if not topics:
