@@ -113,6 +113,29 @@ def get_variation_stock(conn: Connection, parent_id: int) -> list[dict[str, Any]
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
+def lock_with_parents(conn: Connection, product_ids: Iterable[int]) -> None:
+    """Lock the products and variations ``product_ids`` and their parents until the transaction
+    ends, in id order, in one statement (``FOR UPDATE`` on PostgreSQL; SQLite serialises writers
+    already). A writer that goes on to move the stock or the sales of several of them (one per
+    line, in the lines' order; a variation, then its parent) takes this first, so that its
+    later row locks are ones it already holds: two writers of the same products queue on the
+    lowest id instead of deadlocking (the global lock order, ``docs/sql.md``). Nothing on SQLite,
+    which has no row locks (its writers run one at a time)."""
+    wanted = sorted({int(i) for i in product_ids if i})
+    if not wanted or conn.dialect.name == "sqlite":
+        return
+    parents = select(products.c.parent_id).where(
+        products.c.id.in_(wanted), products.c.parent_id.is_not(None)
+    )
+    query = (
+        select(products.c.id)
+        .where(or_(products.c.id.in_(wanted), products.c.id.in_(parents)))
+        .order_by(products.c.id)
+        .with_for_update(of=products)
+    )
+    conn.execute(query).all()
+
+
 def get_stock_row(
     conn: Connection, product_id: int, *, lock: bool = False
 ) -> dict[str, Any] | None:

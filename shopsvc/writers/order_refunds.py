@@ -52,6 +52,7 @@ from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql import order_note_writes as order_note_writes_sql
 from shopsvc.sql import order_refund_writes as order_refund_writes_sql
 from shopsvc.sql import order_refunds as refunds_sql
+from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.validation import orders as order_validation
 from shopsvc.validation.types import MAX_INT, as_text, check_text, parse_int, truthy
 from shopsvc.writers.context import WriteContext
@@ -214,6 +215,16 @@ def _refund_item(line: RefundLine) -> Row:
 
 
 def _restock(ctx: WriteContext, order_id: int, lines: list[RefundLine]) -> None:
+    # the products first, in id order (sql.product_lookups.lock_with_parents); then each line's
+    # move, in the lines' order (the notes' order)
+    product_lookups_sql.lock_with_parents(
+        ctx.conn,
+        [
+            line.item["variation_id"] or line.item["product_id"]
+            for line in lines
+            if line.item["item_type"] == "line_item" and line.qty
+        ],
+    )
     for line in lines:
         item = line.item
         product_id = item["variation_id"] or item["product_id"]

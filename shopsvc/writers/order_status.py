@@ -7,6 +7,12 @@ on entering processing or completed and the completed date on entering completed
 stock of stock-managed products once per line on first entering processing, completed or
 on-hold (raising ``total_sales`` once), restores it on entering cancelled or pending, and on
 entering refunded refunds what remains of the total ("Order fully refunded").
+
+Lock order (docs/sql.md "The lock order"): the order's row (locked by the caller), then every
+product the stock and sales moves may write, in id order, in one statement
+(``sql.product_lookups.lock_with_parents``) before the status is stored (the status update
+locks the ``order_counts`` rows); the moves then run in the lines' order on rows already held,
+so two orders listing the same products in opposite orders never deadlock.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from shopsvc.domain.events import status_change_hooks
 from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql import order_note_writes as order_note_writes_sql
 from shopsvc.sql import order_writes as sql
+from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.sql import product_writes as product_writes_sql
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_refunds import refund_remainder
@@ -42,6 +49,11 @@ def change_status(ctx: WriteContext, order: Row, new: str, prefix: str = "") -> 
     old = order["status"]
     if old == new:
         return
+    if (new in REDUCING and not (order["stock_reduced"] and order["sales_recorded"])) or (
+        new in RESTORING and order["stock_reduced"]
+    ):
+        # the products before the status (whose update locks the order_counts rows)
+        _lock_products(ctx, order)
     values: Row = {"status": new, "updated_at": ctx.now}
     if new == "completed":
         values["date_completed"] = ctx.now
@@ -97,6 +109,15 @@ def _needs_processing(ctx: WriteContext, order: Row) -> bool:
         if product is not None and not (product["virtual"] and product["downloadable"]):
             return True
     return False
+
+
+def _lock_products(ctx: WriteContext, order: Row) -> None:
+    """Lock every product the lines' stock and sales moves may write (their products,
+    variations and parents) in id order before the first of them (the lines' own order may
+    differ from another order's: locking one by one would deadlock)."""
+    lines = _lines(ctx, order)
+    ids = [line["variation_id"] for line in lines] + [line["product_id"] for line in lines]
+    product_lookups_sql.lock_with_parents(ctx.conn, ids)
 
 
 def _move(ctx: WriteContext, order: Row, sign: int) -> None:

@@ -106,6 +106,19 @@ def _write_meta(ctx: WriteContext, order: Row, clean: OrderInput) -> None:
     order["order_meta"] = json.dumps(meta)
 
 
+def _lock_line_products(ctx: WriteContext, clean: OrderInput) -> None:
+    """Lock the products the new order's lines name (by id or SKU) with their families, in id
+    order, before the order's row is inserted (the insert locks the ``order_counts`` row of
+    pending orders of the day): the global lock order, ``docs/sql.md`` "Lock order". Nothing on
+    SQLite, which has no row locks (its writers run one at a time)."""
+    if ctx.conn.dialect.name == "sqlite":
+        return
+    lines = [item for item in clean.items.get("line_items", []) if not item.delete]
+    ids = [item.values["product_id"] for item in lines if item.values.get("product_id")]
+    skus = [item.values["sku"].lower() for item in lines if item.values.get("sku")]
+    order_lookups_sql.products_with_families(ctx.conn, ids, skus)
+
+
 def create_order(ctx: WriteContext, clean: OrderInput, client: Client) -> int:
     """A new order from its clean write fields (reference §3 steps 3-11); its id."""
     customer_id = clean.customer_id or 0
@@ -114,6 +127,7 @@ def create_order(ctx: WriteContext, clean: OrderInput, client: Client) -> int:
     status = clean.status or "pending"
     if not rules.is_status(status):
         raise cannot_create_status()
+    _lock_line_products(ctx, clean)
     order_id = sql.insert_order(
         ctx.conn,
         {

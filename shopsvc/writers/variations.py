@@ -26,6 +26,12 @@ def upsert_variations(ctx: WriteContext, parent: Row, items: list[dict[str, Any]
     creates one; the array index is the menu order. Each element is validated as it is
     reached."""
     parent_attributes = product_lookups_sql.get_product_attributes(ctx.conn, parent["id"])
+    # the variations named, in id order, before any of them (the array's order is the menu
+    # order, not the lock order: sql.product_lookups.lock_with_parents)
+    product_lookups_sql.lock_with_parents(
+        ctx.conn,
+        [raw["id"] for raw in items if isinstance(raw, dict) and type(raw.get("id")) is int],
+    )
     for index, raw in enumerate(items):
         field = f"product.variations[{index}]"
         clean = validation.clean_variation(raw, field)
@@ -49,7 +55,9 @@ def upsert_variations(ctx: WriteContext, parent: Row, items: list[dict[str, Any]
 
 def edit_variation(ctx: WriteContext, variation_id: int, clean: dict[str, Any]) -> None:
     """``PUT /products/<variation id>`` with the variation write fields (``clean``); then the
-    parent's stock status follows."""
+    parent's stock status follows. The parent is locked before the variation (id order:
+    ``sql.product_lookups.lock_with_parents``)."""
+    product_lookups_sql.lock_with_parents(ctx.conn, [variation_id])
     row = product_lookups_sql.get_product(ctx.conn, variation_id, lock=True)
     assert row is not None and row["type"] == "variation"  # validated by the view
     parent = (
