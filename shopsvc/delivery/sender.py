@@ -65,10 +65,19 @@ def _render(conn: Connection, settings: Settings, row: dict[str, Any]) -> dict[s
     return found[0] if found else None
 
 
-def headers(settings: Settings, row: dict[str, Any], body: bytes, secret: str) -> dict[str, str]:
-    """The headers of a delivery (the ``User-Agent`` is the outbound client's)."""
+def headers(
+    settings: Settings,
+    row: dict[str, Any],
+    body: bytes,
+    secret: str,
+    timestamp: int | None = None,
+) -> dict[str, str]:
+    """The headers of a delivery (the ``User-Agent`` is the outbound client's): the legacy
+    ``X-Shop-Webhook-*`` ones, then the Standard Webhooks ones, signed for ``timestamp`` (this
+    attempt's time in seconds, now unless given)."""
     resource, event = events.topic_parts(row["topic"])
     prefix = f"{settings.header_prefix}-Webhook"
+    stamp = int(time.time()) if timestamp is None else timestamp
     return {
         "Content-Type": "application/json",
         f"{prefix}-Source": row["source_url"] + "/",
@@ -78,6 +87,7 @@ def headers(settings: Settings, row: dict[str, Any], body: bytes, secret: str) -
         f"{prefix}-Signature": events.signature(body, secret),
         f"{prefix}-ID": str(row["webhook_id"]),
         f"{prefix}-Delivery-ID": row["delivery_id"],
+        **events.standard_headers(secret, row["delivery_id"], stamp, body),
     }
 
 

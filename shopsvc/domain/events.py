@@ -1,5 +1,6 @@
 """Webhook events: what a change raises, how one request's events merge, and the pure rules of
-their delivery — topics, body, signature, backoff (decisions.md §3 and §7 "Webhook delivery").
+their delivery — topics, body, signatures (the legacy one and the Standard Webhooks one),
+backoff (decisions.md §3 and §7 "Webhook delivery").
 
 A writer records an :class:`Event` for the record it changed: the resource topic's event
 (``created``, ``updated``, ``deleted``, ``restored``, or none) and the internal hook names the
@@ -162,6 +163,27 @@ def signature(body: bytes, secret: str) -> str:
     """base64 of the HMAC-SHA256 of the exact body bytes, keyed with the webhook's secret."""
     digest = hmac.new(secret.encode("utf-8"), body, hashlib.sha256).digest()
     return base64.b64encode(digest).decode("ascii")
+
+
+def standard_signature(secret: str, message_id: str, timestamp: int, body: bytes) -> str:
+    """The Standard Webhooks signature of one attempt: ``v1,`` and the base64 of the
+    HMAC-SHA256 of ``{message_id}.{timestamp}.{body}``, keyed with the webhook's secret as
+    stored, taken as its UTF-8 bytes (not base64-decoded: the service's secrets carry no
+    ``whsec_`` prefix)."""
+    signed = f"{message_id}.{timestamp}.".encode() + body
+    digest = hmac.new(secret.encode("utf-8"), signed, hashlib.sha256).digest()
+    return "v1," + base64.b64encode(digest).decode("ascii")
+
+
+def standard_headers(secret: str, message_id: str, timestamp: int, body: bytes) -> dict[str, str]:
+    """The Standard Webhooks headers of one attempt (docs/webhooks.md "Replay-safe headers"):
+    ``webhook-id`` (the same on every attempt of a delivery), ``webhook-timestamp`` (this
+    attempt's, in seconds since the epoch) and ``webhook-signature``."""
+    return {
+        "webhook-id": message_id,
+        "webhook-timestamp": str(timestamp),
+        "webhook-signature": standard_signature(secret, message_id, timestamp, body),
+    }
 
 
 def retry_delay(attempts: int, base_seconds: float) -> float:

@@ -71,6 +71,7 @@ def create_webhook(context: Webhooks, request: Request) -> Response:
     WEBHOOKS.require(request, "create")
     clean = validation.clean_create(require_object(data, "webhook"))
     now = utc_now()
+    secret = clean.get("secret") or new_secret()
     webhook_id = webhook_writes_sql.insert(
         request.db,
         {
@@ -78,7 +79,7 @@ def create_webhook(context: Webhooks, request: Request) -> Response:
             "status": "active",
             "topic": clean["topic"].name,
             "delivery_url": clean["delivery_url"],
-            "secret": clean.get("secret") or new_secret(),
+            "secret": secret,
             "api_version": API_VERSION,
             "user_id": request.identity.user_id,
         },
@@ -87,7 +88,7 @@ def create_webhook(context: Webhooks, request: Request) -> Response:
     record = webhook_record_by_id(request.record_context, webhook_id)
     shop = request.shop
     request.after_commit(
-        lambda: ping(clean["delivery_url"], webhook_id, shop.allow_private_targets)
+        lambda: ping(clean["delivery_url"], webhook_id, shop.allow_private_targets, secret=secret)
     )
     return rendering.single(request, "webhook", record, status=201)
 
