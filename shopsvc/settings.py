@@ -101,6 +101,8 @@ class Settings:
     max_image_bytes: int = 10 * 1024 * 1024
     auto_migrate: bool = False
     db_lock_timeout: float = 5.0
+    # How long the response of a write sent with an Idempotency-Key is kept and replayed (hours).
+    idempotency_hours: float = 24.0
     # Statements slower than this many milliseconds are logged (shopsvc.sql.slow); 0: off.
     slow_sql_ms: float = 200.0
     # The garbage collector's youngest-generation threshold (Python's default: 700); 0: leave it.
@@ -193,6 +195,7 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.max_image_bytes": ("max_image_bytes", "int"),
     "shopsvc.auto_migrate": ("auto_migrate", "bool"),
     "shopsvc.db_lock_timeout": ("db_lock_timeout", "float"),
+    "shopsvc.idempotency_hours": ("idempotency_hours", "float"),
     "shopsvc.slow_sql_ms": ("slow_sql_ms", "float"),
     "shopsvc.gc_threshold": ("gc_threshold", "int"),
     "shopsvc.max_body_bytes": ("max_body_bytes", "int"),

@@ -43,6 +43,7 @@ from shopsvc.settings import Settings, SettingsError, env_name, load_settings
 from shopsvc.sql import auth as auth_sql
 from shopsvc.sql import auth_writes as auth_writes_sql
 from shopsvc.sql import deliveries as deliveries_sql
+from shopsvc.sql import idempotency_writes as idempotency_writes_sql
 from shopsvc.sql import products as products_sql
 from shopsvc.sql import review_writes as review_writes_sql
 from shopsvc.sql import reviews as reviews_sql
@@ -292,6 +293,14 @@ def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) 
     }
 
 
+def cmd_prune_idempotency(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    """Delete the stored responses of the Idempotency-Keys that have expired (the worker does it
+    too, with its other pruning)."""
+    with write_transaction(engine) as conn:
+        pruned = idempotency_writes_sql.prune(conn, deliveries_sql.now_precise())
+    return {"pruned": pruned}
+
+
 def cmd_seed(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
     """Fill the database with realistic demo data (``shopsvc.cli.demo``); prints the counts."""
     from shopsvc.cli.demo import run as seed  # tqdm and the generator only for this command
@@ -399,6 +408,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = commands.add_parser("redeliver", help="queue a webhook delivery again")
     sub.add_argument("delivery_id", help="the delivery_id of `deliveries`")
     sub.set_defaults(run=cmd_redeliver)
+
+    sub = commands.add_parser(
+        "prune-idempotency",
+        help="delete the expired responses of Idempotency-Keys (shopsvc.idempotency_hours)",
+    )
+    sub.set_defaults(run=cmd_prune_idempotency)
 
     sub = commands.add_parser("seed", help="fill the database with realistic demo data")
     sub.add_argument("--products", type=int, default=20, help="products to add (20)")

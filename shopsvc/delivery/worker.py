@@ -36,6 +36,7 @@ from shopsvc.metrics import registry as metrics_registry
 from shopsvc.metrics.registry import Metrics
 from shopsvc.settings import Settings
 from shopsvc.sql import deliveries as sql
+from shopsvc.sql import idempotency_writes as idempotency_writes_sql
 
 log = logging.getLogger(__name__)
 
@@ -188,9 +189,12 @@ class Deliverer:
         try:
             with write_transaction(self.engine) as conn:
                 logged, finished = sql.prune(conn, before)
+                keys = idempotency_writes_sql.prune(conn, self.clock())
         except Exception:  # a busy database: next time
             log.exception("pruning the delivery log failed")
             return
+        if keys:
+            log.info("pruned %s expired idempotency keys", keys)
         if logged or finished:
             log.info("pruned %s logged attempts and %s finished deliveries", logged, finished)
 

@@ -27,20 +27,51 @@ ANY = merge(
     codes(503, "shop_api_busy"),
 )
 WRITE = merge(codes(400, "shop_api_invalid_json"), codes(413, "shop_api_request_entity_too_large"))
+#: The methods that take an ``Idempotency-Key`` (``shopsvc.web.idempotency``), and its errors.
+NON_SAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+IDEMPOTENCY = merge(
+    codes(400, "shop_api_invalid_idempotency_key"),
+    codes(409, "shop_api_idempotency_key_in_use"),
+    codes(422, "shop_api_idempotency_key_mismatch"),
+)
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": (
+        "1 to 255 visible ASCII characters, unique per request for your consumer key: a repeat "
+        "of the same request (method, path, query, body) with the same key within "
+        "`shopsvc.idempotency_hours` (24 by default) runs nothing and gets the first success "
+        "again, with `Idempotent-Replayed: true`; a failure is not stored (retry with the same "
+        "key). Another request with a used key is 422; a repeat while the first still runs "
+        "waits for it (409 `shop_api_idempotency_key_in_use` past the lock timeout)."
+    ),
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$"},
+}
+#: The draft-ietf-httpapi-ratelimit-headers-08 fields (docs/client-guide.md, "Rate limits").
+RATE_LIMIT_FIELD = {
+    "description": "draft-ietf-httpapi-ratelimit-headers-08 (client-guide.md, Rate limits)",
+    "schema": {"type": "string"},
+}
 #: Error answers that many operations share, by name (referenced, not repeated).
 SHARED = {
     (413, ("shop_api_request_entity_too_large",)): "RequestTooLarge",
     (500, ("shop_api_internal_error",)): "InternalError",
     (503, ("shop_api_busy",)): "Busy",
+    # shopsvc.rate_limit (web/rate_limit.py): any operation, when the limit is set
+    (429, ("shop_api_too_many_requests",)): "TooManyRequests",
 }
 STATUS_TEXT = {
     200: "OK",
     201: "Created",
     202: "Accepted (moved to the trash)",
     400: "Bad request",
+    409: "Conflict",
+    422: "Unprocessable request",
     401: "Not authenticated or not allowed",
     404: "Not found",
     413: "Request too large",
+    429: "Too many requests: retry after Retry-After seconds",
     500: "Internal error",
     503: "Database busy: retry after Retry-After seconds",
 }
@@ -91,7 +122,7 @@ def _error_codes(doc: ViewDoc) -> Codes:
     return merge(found, WRITE) if doc.request else found
 
 
-def _responses(doc: ViewDoc, settings: Settings, head: bool) -> Schema:
+def _responses(doc: ViewDoc, settings: Settings, head: bool, idempotent: bool = False) -> Schema:
     responses: Schema = {}
     for status in doc.statuses:
         response: Schema = {"description": STATUS_TEXT[status]}
@@ -106,7 +137,8 @@ def _responses(doc: ViewDoc, settings: Settings, head: bool) -> Schema:
         if not head:
             response["content"] = {kind: {"schema": _answer(doc)} for kind in doc.content_types}
         responses[str(status)] = response
-    for status, names in by_status(_error_codes(doc)).items():
+    found = merge(_error_codes(doc), IDEMPOTENCY) if idempotent else _error_codes(doc)
+    for status, names in by_status(found).items():
         shared = SHARED.get((status, tuple(names)))
         if shared is not None and not head:
             responses[str(status)] = {"$ref": f"#/components/responses/{shared}"}
@@ -121,9 +153,15 @@ def error_response(status: int, names: list[str], head: bool = False) -> Schema:
         "description": f"{STATUS_TEXT[status]}: " + ", ".join(f"`{n}`" for n in names),
         "x-error-codes": names,
     }
-    if status == 503:
+    if status in (409, 503):
         response["headers"] = {
             "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}
+        }
+    if status == 429:
+        response["headers"] = {
+            "Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}},
+            "RateLimit-Policy": RATE_LIMIT_FIELD,
+            "RateLimit": RATE_LIMIT_FIELD,
         }
     if not head:
         response["content"] = {"application/json": {"schema": ERROR}}
@@ -167,10 +205,13 @@ def _operation(routed: RoutedView, doc: ViewDoc, method: str, settings: Settings
             }
             for param in doc.query
         ]
+    idempotent = method in NON_SAFE and not doc.public
+    if idempotent:
+        operation.setdefault("parameters", []).append(IDEMPOTENCY_KEY)
     body = _request_body(doc)
     if body is not None:
         operation["requestBody"] = body
-    operation["responses"] = _responses(doc, settings, head)
+    operation["responses"] = _responses(doc, settings, head, idempotent)
     if doc.public:
         operation["security"] = []
     return operation
@@ -203,7 +244,9 @@ outside HEAD/GET/POST/PUT/PATCH/DELETE is 400 `shop_api_unsupported_method`; `_j
 Booleans accept true/false, 1/0, "1"/"0", "true"/"false", "yes"/"no"; integers also digit
 strings. Lists carry the pagination headers; bulk routes take up to `shopsvc.bulk_limit`
 elements and report each failing element as `{"id", "error": {"code", "message"}}` in the
-200 answer."""
+200 answer. With `shopsvc.rate_limit` set, every response under the API root carries the
+`RateLimit-Policy` and `RateLimit` fields, and a caller over its limit gets 429
+`shop_api_too_many_requests` with `Retry-After` (`#/components/responses/TooManyRequests`)."""
 
 
 def build_document(

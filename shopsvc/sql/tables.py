@@ -17,6 +17,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     Numeric,
     String,
@@ -740,5 +741,26 @@ refund_items = Table(
     Column("total_tax", Money(), nullable=False, server_default="0"),
     Column("taxes", Text, nullable=False, server_default="{}"),
     Index("ix_refund_items_refund", "refund_id", "id"),
+    sqlite_autoincrement=True,
+)
+
+# The responses of writes sent with an ``Idempotency-Key`` (``shopsvc.web.idempotency``), one row
+# per key and consumer key: claimed (``status`` NULL) at the start of the request's transaction
+# and given the response at its end, in the same transaction; a committed row always holds one.
+# Pruned once ``expires_at`` (``shopsvc.idempotency_hours`` after the first request) has passed.
+idempotency_keys = Table(
+    "idempotency_keys",
+    metadata,
+    Column("id", Id, primary_key=True),
+    Column("key_id", Integer, nullable=False),
+    Column("idempotency_key", String(255), nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("status", Integer, nullable=True),
+    Column("headers", Text, nullable=True),
+    Column("body", LargeBinary, nullable=True),
+    Column("created_at", DateTime(), nullable=False),
+    Column("expires_at", DateTime(), nullable=False),
+    UniqueConstraint("key_id", "idempotency_key", name="uq_idempotency_keys_key"),
+    Index("ix_idempotency_keys_expires_at", "expires_at"),
     sqlite_autoincrement=True,
 )

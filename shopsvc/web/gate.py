@@ -1,7 +1,8 @@
 """The gate every request passes under the exception view (so its errors render as API errors):
 the method override, odd paths (``//``, ``.``, ``..``) and bodies over the limit refused, JSONP
 refused, authentication before routing (everything under the API root but the root itself and the
-public documentation), unknown methods and trailing slashes refused."""
+public documentation), unknown methods and trailing slashes refused; an ``Idempotency-Key``
+claimed or answered (``idempotency.py``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from shopsvc.errors import ApiError, no_route
+from shopsvc.web import idempotency
 from shopsvc.web.body import too_large
 
 KNOWN_METHODS = frozenset({"HEAD", "GET", "POST", "PUT", "PATCH", "DELETE"})
@@ -85,6 +87,10 @@ def gate_tween_factory(handler: Callable[[Request], Response], registry: Registr
             raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
         if below.endswith("/"):
             raise no_route()
+        if idempotency.ENVIRON_HEADER in request.environ:
+            replay = idempotency.begin(request)
+            if replay is not None:
+                return replay
         return handler(request)
 
     return gate_tween

@@ -1,8 +1,9 @@
 """The transaction tween: undecodable paths and queries answered first; the request's webhook
-events queued in the outbox, then its transaction committed on success (a busy database → 503
-``shop_api_busy``) or rolled back on any error (then the on-rollback callbacks, which delete
-files the request stored); the after-commit callbacks (the webhook ping) run before the response
-leaves."""
+events queued in the outbox (and the response of a request with an ``Idempotency-Key`` stored
+beside its change: ``idempotency.py``), then its transaction committed on success (a busy
+database → 503 ``shop_api_busy``) or rolled back on any error (then the on-rollback callbacks,
+which delete files the request stored); the after-commit callbacks (the webhook ping) run before
+the response leaves."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from shopsvc.db.request import run_on_rollback
 from shopsvc.errors import ApiError, busy, invalid_param, is_busy, no_route
 from shopsvc.sql import deliveries as deliveries_sql
+from shopsvc.web import idempotency
 from shopsvc.web.rendering import error_response
 
 log = logging.getLogger(__name__)
@@ -95,6 +97,7 @@ def transaction_tween_factory(handler: Callable[[Request], Response], registry: 
             success = response.status_code < 400 and getattr(request, "exception", None) is None
             try:
                 if success:
+                    idempotency.record(request, response)
                     _queue_events(request)
                 _finish_transaction(request, success)
             except DBAPIError as exc:  # the outbox or the commit could not get its lock

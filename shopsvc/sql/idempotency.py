@@ -1,0 +1,29 @@
+"""The reads of the idempotency keys (``shopsvc.web.idempotency``): the row a repeated request
+finds (its writes: ``idempotency_writes``)."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, RowMapping, select
+
+from shopsvc.sql.tables import idempotency_keys
+
+
+def get_key(conn: Connection, key_id: int, key: str) -> RowMapping | None:
+    """The row of consumer key ``key_id``'s ``key`` (its fingerprint and stored response), or
+    None."""
+    return (
+        conn.execute(
+            select(
+                idempotency_keys.c.fingerprint,
+                idempotency_keys.c.status,
+                idempotency_keys.c.headers,
+                idempotency_keys.c.body,
+                idempotency_keys.c.expires_at,
+            ).where(
+                idempotency_keys.c.key_id == key_id,
+                idempotency_keys.c.idempotency_key == key,
+            )
+        )
+        .mappings()
+        .first()
+    )
