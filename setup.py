@@ -18,6 +18,7 @@ requires = [
     "tqdm>=4.66,<5",  # the progress bars of `shopsvc CONFIG seed`
     "boto3>=1.36,<2",  # shopsvc.media_storage = s3 (an S3-compatible bucket)
     "prometheus_client>=0.21,<1",  # GET /metrics, worker --metrics-port (docs/metrics.md)
+    "limits[redis]>=5.8,<6",  # shopsvc.rate_limit: sliding window counters, memory or Redis
 ]
 
 tests_require = [

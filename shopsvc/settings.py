@@ -73,6 +73,16 @@ def apply_environment(settings: Mapping[str, str], environ: Mapping[str, str]) -
 
 
 @dataclass(frozen=True)
+class RatePolicy:
+    """``shopsvc.rate_limit``: ``amount`` requests in any ``seconds``, and with a ``burst``, at
+    most that many in any one second as well (two windows checked together)."""
+
+    amount: int
+    seconds: int
+    burst: int | None = None
+
+
+@dataclass(frozen=True)
 class Settings:
     database_url: str = ""
     api_root: str = "/shop-api/v3"
@@ -118,6 +128,13 @@ class Settings:
     )
     # Browser origins allowed to call the API (``scheme://host[:port]``, or ``*``); empty: no CORS.
     cors_origins: tuple[str, ...] = ()
+    # Requests per consumer key (per client address without one): None, the default, is no limit
+    # (web/rate_limit.py; ``shopsvc.rate_limit = 120/minute burst 20``).
+    rate_limit: RatePolicy | None = None
+    # Where the counters live: ``memory://`` (this process) or ``redis://host:port[/db]``.
+    rate_limit_storage_url: str = "memory://"
+    # The prefix of the counters' keys in Redis (several shops may share one Redis).
+    rate_limit_key_prefix: str = "shopsvc"
     webhooks_timeout: float = 60.0
     webhooks_max_attempts: int = 5
     webhooks_disable_after: int = 5
@@ -203,6 +220,9 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.metrics": ("metrics", "bool"),
     "shopsvc.metrics.allow": ("metrics_allow", "networks"),
     "shopsvc.cors_origins": ("cors_origins", "origins"),
+    "shopsvc.rate_limit": ("rate_limit", "rate"),
+    "shopsvc.rate_limit.storage_url": ("rate_limit_storage_url", "str"),
+    "shopsvc.rate_limit.key_prefix": ("rate_limit_key_prefix", "str"),
     "shopsvc.webhooks.timeout": ("webhooks_timeout", "float"),
     "shopsvc.webhooks.max_attempts": ("webhooks_max_attempts", "int"),
     "shopsvc.webhooks.disable_after": ("webhooks_disable_after", "int"),
@@ -272,6 +292,57 @@ def _origins(text: str) -> tuple[str, ...]:
         if origin not in origins:
             origins.append(origin)
     return tuple(origins)
+
+
+_UNIT_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+#: ``120/minute``, ``1000/hour``, ``50/10 seconds``, each with an optional ``burst 20``.
+_RATE = re.compile(
+    r"(?P<amount>[0-9]{1,9})\s*/\s*(?P<multiple>[0-9]{1,6}\s*)?(?P<unit>second|minute|hour|day)s?"
+    r"(?:\s+burst\s+(?P<burst>[0-9]{1,9}))?",
+    re.IGNORECASE,
+)
+RATE_LIMIT_OFF = frozenset({"", "off", "false", "no", "0"})
+RATE_LIMIT_STORAGES = ("memory://", "redis://", "rediss://", "redis+unix://")
+
+
+def _rate(text: str) -> RatePolicy | None:
+    """``shopsvc.rate_limit``: ``<N>/[<M> ]<second|minute|hour|day>[ burst <B>]``; empty or
+    ``off`` for no limit. The burst caps any one second, so it must be below ``N`` and the
+    window longer than a second."""
+    raw = text.strip()
+    if raw.lower() in RATE_LIMIT_OFF:
+        return None
+    match = _RATE.fullmatch(" ".join(raw.split()))
+    if match is None:
+        raise SettingsError(
+            f"shopsvc.rate_limit: {text!r} is not a rate such as 120/minute, 1000/hour or "
+            "120/minute burst 20 (or off)"
+        )
+    amount = int(match["amount"])
+    seconds = int(match["multiple"] or 1) * _UNIT_SECONDS[match["unit"].lower()]
+    burst = int(match["burst"]) if match["burst"] is not None else None
+    if amount < 1 or seconds < 1:
+        raise SettingsError(f"shopsvc.rate_limit: {text!r} allows no request at all")
+    if burst is not None and not (1 <= burst < amount and seconds > 1):
+        raise SettingsError(
+            f"shopsvc.rate_limit: {text!r}: the burst (requests in any one second) must be at "
+            "least 1 and below the rate's count, over a window longer than a second"
+        )
+    return RatePolicy(amount, seconds, burst)
+
+
+def _rate_limit_storage(result: Settings) -> str:
+    url = result.rate_limit_storage_url
+    if not url.lower().startswith(RATE_LIMIT_STORAGES) or any(c.isspace() for c in url):
+        raise SettingsError(
+            f"shopsvc.rate_limit.storage_url: {url!r} is not memory:// or a redis:// URL"
+        )
+    if not re.fullmatch(r"[A-Za-z0-9_.:-]{1,64}", result.rate_limit_key_prefix):
+        raise SettingsError(
+            f"shopsvc.rate_limit.key_prefix: {result.rate_limit_key_prefix!r} is not 1-64 "
+            "letters, digits, _ . : -"
+        )
+    return url
 
 
 MEDIA_STORAGES = ("local", "s3")
@@ -364,6 +435,8 @@ def _convert(key: str, kind: str, raw: str) -> object:
         return number
     if kind == "origins":
         return _origins(raw)
+    if kind == "rate":
+        return _rate(raw)
     return _networks(raw, key)
 
 
@@ -409,5 +482,6 @@ def load_settings(
         api_root=root,
         public_url=public_url,
         media_url=media_url,
+        rate_limit_storage_url=_rate_limit_storage(result),
         **_media_storage(result),
     )

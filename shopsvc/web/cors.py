@@ -8,8 +8,9 @@ over everything that authenticates, renders errors or caches, so that:
   max-age when the origin is listed, a bare 204 otherwise;
 - every other response under the API root — errors, 304s and 401s included — carries
   ``Access-Control-Allow-Origin`` (the caller's origin, echoed) and
-  ``Access-Control-Expose-Headers`` (pagination headers, ``ETag``, ``X-Request-Id``) when the
-  origin is listed; ``Vary: Origin`` goes on all of them.
+  ``Access-Control-Expose-Headers`` (pagination headers, ``ETag``, ``X-Request-Id``, and with
+  ``shopsvc.rate_limit`` the rate limit's fields and ``Retry-After``) when the origin is listed;
+  ``Vary: Origin`` goes on all of them.
 
 Origins not listed get no CORS header at all. No ``Access-Control-Allow-Credentials``: the API
 authenticates with an ``Authorization`` header or query keys that the page's script sends, never
@@ -72,6 +73,8 @@ def cors_tween_factory(handler: Callable[[Request], Response], registry: Registr
     expose = ", ".join(
         (shop.header("Total"), shop.header("TotalPages"), "Link", "ETag", "X-Request-Id")
     )
+    if shop.rate_limit is not None:  # web/rate_limit.py
+        expose += ", RateLimit-Policy, RateLimit, Retry-After"
 
     def allowed(request: Request) -> str | None:
         """The request's ``Origin`` when it is listed (echoed as sent), else None."""

@@ -3,7 +3,8 @@
 From the outside in: access (``access.py``: request id, HEAD bodies, the access line), the
 request metrics (``metrics.py``, with ``shopsvc.metrics`` on), CORS (``cors.py``), the HTTP cache
 (``http_cache.py``: ETags, 304s, compression), the transaction (``transaction.py``), Pyramid's
-exception view, the gate (``gate.py``), the router."""
+exception view, the gate (``gate.py``), the rate limit (``rate_limit.py``, with
+``shopsvc.rate_limit`` set: under the gate, which authenticated the caller), the router."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ CORS = "shopsvc.web.cors.cors_tween_factory"
 HTTP_CACHE = "shopsvc.web.http_cache.http_cache_tween_factory"
 TRANSACTION = "shopsvc.web.transaction.transaction_tween_factory"
 GATE = "shopsvc.web.gate.gate_tween_factory"
+RATE_LIMIT = "shopsvc.web.rate_limit.rate_limit_tween_factory"
 
 
 def includeme(config: Configurator) -> None:
@@ -30,3 +32,5 @@ def includeme(config: Configurator) -> None:
     config.add_tween(HTTP_CACHE, under=CORS, over=TRANSACTION)
     config.add_tween(TRANSACTION, over=EXCVIEW)
     config.add_tween(GATE, under=EXCVIEW)
+    if config.registry.shop.rate_limit is not None:
+        config.add_tween(RATE_LIMIT, under=GATE)

@@ -1,0 +1,226 @@
+"""Rate limits per caller (``shopsvc.rate_limit``; off by default, and then not in the chain).
+
+The tween sits right under the gate (``gate.py``), so the caller is known: the key the request
+authenticated with, or for the unauthenticated paths under the API root (the root, the OpenAPI
+document, ``/docs``) the client address (``request.client_ip``, which honours trusted proxies).
+Requests the gate refuses first (odd paths, bodies over the limit, failed authentication) are
+neither counted nor answered with the headers. A refusal is an :class:`ApiError`, so the 429 is
+rendered by the exception view and still gets CORS, the access line and the error body.
+
+The counters are the ``limits`` library's, with its sliding window counter strategy: two
+counters per caller and window (this fixed window's and the previous one's, the previous weighted
+by the share of it still inside the sliding window), so memory and Redis work are constant per
+request whatever the quota, where a moving window keeps one timestamp per unit. It approximates
+"at most ``q`` units in any ``w`` seconds", assuming the previous window's requests were spread
+evenly. They live in the process (``memory://``) or in Redis (``shopsvc.rate_limit.storage_url``),
+where every process shares them. A burst is a second window, of one second, checked before the
+main one (a request the burst window refuses uses nothing of the main one; one the main window
+refuses has used its units of the burst second). A request costs 1, a bulk write
+(``/taxes/bulk``, ``/products/bulk``, ``/orders/bulk``) :data:`BULK_COST`.
+
+Every counted response carries the fields of draft-ietf-httpapi-ratelimit-headers-08 (docs/
+client-guide.md, "Rate limits")::
+
+    RateLimit-Policy: "burst";q=20;w=1, "default";q=120;w=60
+    RateLimit: "burst";r=19;t=1, "default";r=119;t=35
+
+A Redis that cannot be reached never fails a request: the limit is skipped (no headers) with one
+warning per failure streak, and Redis is not asked again for :data:`RETRY_SECONDS`.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from limits import RateLimitItemPerSecond
+from limits.storage import MemoryStorage, Storage, storage_from_string
+from limits.strategies import SlidingWindowCounterRateLimiter
+from pyramid.registry import Registry
+from pyramid.request import Request
+from pyramid.response import Response
+
+from shopsvc.errors import ApiError
+from shopsvc.settings import RatePolicy, Settings
+from shopsvc.web.gate import api_path
+
+log = logging.getLogger(__name__)
+
+#: The units a bulk write (``POST|PUT|PATCH <collection>/bulk``) costs; any other request costs 1.
+BULK_COST = 10
+#: After Redis failed, the limit is skipped for this many seconds before Redis is asked again.
+RETRY_SECONDS = 1.0
+#: Redis connect and read timeouts (seconds): a Redis that hangs delays a request at most so long.
+REDIS_TIMEOUT = 0.25
+BULK_NAMES = frozenset({"/taxes/bulk", "/products/bulk", "/orders/bulk"})
+SAFE_METHODS = frozenset({"GET", "HEAD"})
+
+
+@dataclass(frozen=True)
+class Window:
+    """One limit: its name in the headers, the ``limits`` item (``quota`` per ``seconds``)."""
+
+    name: str
+    quota: int
+    seconds: int
+    item: RateLimitItemPerSecond
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    headers: dict[str, str]
+
+
+def windows(policy: RatePolicy) -> tuple[Window, ...]:
+    """The windows checked, in order: the burst (when set), then the rate."""
+    found = []
+    if policy.burst is not None:
+        found.append(Window("burst", policy.burst, 1, RateLimitItemPerSecond(policy.burst, 1)))
+    item = RateLimitItemPerSecond(policy.amount, policy.seconds)
+    found.append(Window("default", policy.amount, policy.seconds, item))
+    return tuple(found)
+
+
+def make_storage(settings: Settings) -> Storage:
+    url = settings.rate_limit_storage_url
+    if url.lower().startswith("memory://"):
+        return MemoryStorage()
+    return storage_from_string(
+        url,
+        key_prefix=settings.rate_limit_key_prefix,
+        socket_connect_timeout=REDIS_TIMEOUT,
+        socket_timeout=REDIS_TIMEOUT,
+    )
+
+
+def _seconds_until(moment: float, now: float) -> int:
+    return max(0, math.ceil(moment - now))
+
+
+class RateLimiter:
+    """The windows of a policy over one storage, and the state of the storage's health."""
+
+    def __init__(self, policy: RatePolicy, storage: Storage) -> None:
+        self.windows = windows(policy)
+        self.storage = storage
+        self.strategy = SlidingWindowCounterRateLimiter(storage)
+        self.policy_header = ", ".join(
+            f'"{w.name}";q={w.quota};w={w.seconds}' for w in self.windows
+        )
+        self._lock = threading.Lock()
+        self._failing_since: float | None = None
+        self._retry_at = 0.0
+
+    def hit(self, caller: str, cost: int) -> Decision | None:
+        """Count ``cost`` units for ``caller``: the decision and its headers, or None when the
+        storage cannot be reached (the request goes on, unlimited)."""
+        if self._retry_at and time.monotonic() < self._retry_at:
+            return None
+        try:
+            decision = self._hit(caller, cost)
+        except Exception as exc:  # Redis down (or worse): never a 5xx for it
+            self._failed(exc)
+            return None
+        if self._failing_since is not None:
+            self._recovered()
+        return decision
+
+    def _hit(self, caller: str, cost: int) -> Decision:
+        allowed = True
+        refused_by: Window | None = None
+        for window in self.windows:
+            if not self.strategy.hit(window.item, caller, cost=cost):
+                allowed, refused_by = False, window
+                break
+        now = time.time()
+        items = []
+        retry_after = 1
+        for window in self.windows:
+            stats = self.strategy.get_window_stats(window.item, caller)
+            reset = _seconds_until(stats.reset_time, now)
+            items.append(f'"{window.name}";r={stats.remaining};t={reset}')
+            if window is refused_by:
+                retry_after = max(1, reset)
+        headers = {"RateLimit-Policy": self.policy_header, "RateLimit": ", ".join(items)}
+        if not allowed:
+            headers["Retry-After"] = str(retry_after)
+        return Decision(allowed, headers)
+
+    def _failed(self, exc: Exception) -> None:
+        with self._lock:
+            self._retry_at = time.monotonic() + RETRY_SECONDS
+            first = self._failing_since is None
+            if first:
+                self._failing_since = time.monotonic()
+        if first:
+            log.warning(
+                "rate limit storage unreachable (%s: %s): requests are not limited until it "
+                "answers again",
+                type(exc).__name__,
+                exc,
+            )
+
+    def _recovered(self) -> None:
+        with self._lock:
+            since, self._failing_since, self._retry_at = self._failing_since, None, 0.0
+        if since is not None:
+            log.warning(
+                "rate limit storage answers again after %.1f s: requests are limited again",
+                time.monotonic() - since,
+            )
+
+
+def too_many_requests(headers: dict[str, str]) -> ApiError:
+    return ApiError(
+        "shop_api_too_many_requests",
+        "Too many requests; try again after the number of seconds in Retry-After.",
+        429,
+        {"Retry-After": headers["Retry-After"]},
+    )
+
+
+def caller_of(request: Request) -> str:
+    """The key id the gate authenticated, else the client address."""
+    identity = request.environ.get("shopsvc.identity")
+    if identity is not None:
+        return f"key:{identity.key_id}"
+    return f"ip:{request.client_ip or '-'}"
+
+
+def cost_of(request: Request, below: str) -> int:
+    if request.method not in SAFE_METHODS and below.lower() in BULK_NAMES:
+        return BULK_COST
+    return 1
+
+
+def rate_limit_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
+    shop: Settings = registry.shop
+    if shop.rate_limit is None:
+        return handler  # no limit: the tween is not in the chain at all
+    limiter = RateLimiter(shop.rate_limit, make_storage(shop))
+    registry.rate_limiter = limiter
+
+    def rate_limit_tween(request: Request) -> Response:
+        below = api_path(request)  # the gate read it already: a UTF-8 path
+        if below is None:
+            return handler(request)
+        decision = limiter.hit(caller_of(request), cost_of(request, below))
+        if decision is None:
+            return handler(request)
+        headers = decision.headers
+
+        def add_headers(request: Request, response: Response) -> None:
+            response.headers.update(headers)
+
+        request.add_response_callback(add_headers)
+        if not decision.allowed:
+            raise too_many_requests(headers)
+        return handler(request)
+
+    return rate_limit_tween
