@@ -29,11 +29,10 @@ from shopsvc.writers import order_status
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.order_writes import URL, create, edit, order_row, product
 from tests.helpers.sql import one_row, select_all
+from tests.helpers.threads import together
 
 #: How long the first request at the rendezvous waits for the second (seconds).
 WINDOW = 0.5
-#: Bound on every wait of a test thread (the database's own lock timeout is 5 s).
-JOIN = 30.0
 PAYMENT = {"method_id": "bacs", "method_title": "Direct Bank Transfer", "paid": True}
 
 
@@ -53,30 +52,6 @@ class Rendezvous:
         except threading.BrokenBarrierError:
             pass
         return self.function(*args, **kwargs)
-
-
-def together(*calls: Callable[[], Any]) -> list[Any]:
-    """Run each call in its own thread, started together; their results, in order."""
-    start = threading.Barrier(len(calls), timeout=JOIN)
-    results: list[Any] = [None] * len(calls)
-    failures: list[BaseException] = []
-
-    def run(index: int, call: Callable[[], Any]) -> None:
-        try:
-            start.wait()
-            results[index] = call()
-        except BaseException as exc:  # reported by the main thread
-            failures.append(exc)
-
-    threads = [threading.Thread(target=run, args=item, daemon=True) for item in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(JOIN)
-    assert not any(thread.is_alive() for thread in threads), "a request did not finish in time"
-    if failures:
-        raise failures[0]
-    return results
 
 
 @pytest.fixture

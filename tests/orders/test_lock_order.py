@@ -26,11 +26,11 @@ from shopsvc.writers import order_refunds, order_status
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.order_writes import URL, create, product, stock_of
 from tests.helpers.sql import one_row
+from tests.helpers.threads import together
 
 #: How long the first request at the rendezvous waits for the second (seconds; under the
 #: database's lock timeout of 5 s, above PostgreSQL's deadlock_timeout of 1 s).
 WINDOW = 2.0
-JOIN = 30.0
 
 
 def total_sales(engine: sa.Engine, product_id: int) -> int:
@@ -59,29 +59,6 @@ class AfterFirst:
         return result
 
 
-def _together(*calls: Callable[[], Any]) -> list[Any]:
-    start = threading.Barrier(len(calls), timeout=JOIN)
-    results: list[Any] = [None] * len(calls)
-    failures: list[BaseException] = []
-
-    def run(index: int, call: Callable[[], Any]) -> None:
-        try:
-            start.wait()
-            results[index] = call()
-        except BaseException as exc:  # reported by the main thread
-            failures.append(exc)
-
-    threads = [threading.Thread(target=run, args=item, daemon=True) for item in enumerate(calls)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(JOIN)
-    assert not any(thread.is_alive() for thread in threads), "a request did not finish in time"
-    if failures:
-        raise failures[0]
-    return results
-
-
 def test_two_orders_with_the_same_products_in_opposite_orders_do_not_deadlock(
     app: TestApp, admin: Credentials, engine: sa.Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -108,7 +85,7 @@ def test_two_orders_with_the_same_products_in_opposite_orders_do_not_deadlock(
         body = {"order": {"status": status}}
         return lambda: client.put_json(f"{URL}/{order_id}", body, status="*")
 
-    answers = _together(put(first, one["id"], "processing"), put(second, other["id"], "cancelled"))
+    answers = together(put(first, one["id"], "processing"), put(second, other["id"], "cancelled"))
 
     assert [a.status_int for a in answers] == [200, 200], [a.json for a in answers]
     assert [a.json["order"]["status"] for a in answers] == ["processing", "cancelled"]
@@ -143,7 +120,7 @@ def test_two_refunds_restocking_the_same_products_in_opposite_orders_do_not_dead
             f"{URL}/{order['id']}/refunds", {"order_refund": body}, status="*"
         )
 
-    answers = _together(refund(first, one), refund(second, other))
+    answers = together(refund(first, one), refund(second, other))
 
     assert [a.status_int for a in answers] == [201, 201], [a.json for a in answers]
     assert meeting.met == 0

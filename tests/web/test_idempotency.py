@@ -25,6 +25,7 @@ from tests.helpers.api import Credentials, authorised, error
 from tests.helpers.cli import lines, run
 from tests.helpers.order_writes import BULK, URL, product
 from tests.helpers.sql import count_rows
+from tests.helpers.threads import JOIN, together
 from tests.helpers.webhooks import create_webhook
 from tests.hostile.harness import hostile_settings
 
@@ -42,8 +43,6 @@ MISMATCH = (
     "This Idempotency-Key was already used with a different request (method, path, query or "
     "body); send a new key for a new request.",
 )
-#: Bound on every wait of a test thread.
-JOIN = 30.0
 
 
 def order_body(product_id: int, quantity: int = 1) -> dict[str, Any]:
@@ -246,32 +245,6 @@ def test_a_delete_replays(api: TestApp, engine: sa.Engine) -> None:
 
 
 # --- two at once
-
-
-def together(*calls: Callable[[], Any]) -> list[Any]:
-    """Run each call in its own thread, started together by a barrier; their results."""
-    start = threading.Barrier(len(calls), timeout=JOIN)
-    results: list[Any] = [None] * len(calls)
-    failures: list[BaseException] = []
-
-    def run_one(index: int, call: Callable[[], Any]) -> None:
-        try:
-            start.wait()
-            results[index] = call()
-        except BaseException as exc:  # reported by the main thread
-            failures.append(exc)
-
-    threads = [
-        threading.Thread(target=run_one, args=item, daemon=True) for item in enumerate(calls)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(JOIN)
-    assert not any(thread.is_alive() for thread in threads), "a request did not finish in time"
-    if failures:
-        raise failures[0]
-    return results
 
 
 @pytest.mark.usefixtures("no_ping")
