@@ -83,6 +83,10 @@ def counts(**some: int) -> dict[str, int]:
     return {**NOTHING, **some}
 
 
+#: Webhook settings for tests: retries due at once, a short send timeout.
+FAST = {"shopsvc.webhooks.retry_base_seconds": "0", "shopsvc.webhooks.timeout": "0.5"}
+
+
 class Shop:
     """The app (through HTTP as an administrator), its engine and settings, and the outbox."""
 

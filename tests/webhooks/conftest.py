@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+from webtest import TestApp
 
+from tests.helpers.api import Credentials
+from tests.helpers.deliveries import FAST, Shop
 from tests.helpers.receivers import Receiver
 
 
@@ -15,3 +18,15 @@ def receiver() -> Iterator[Receiver]:
     ``/hook``)."""
     with Receiver() as server:
         yield server
+
+
+@pytest.fixture
+def make_shop(
+    build_app: Callable[..., TestApp], make_key: Callable[..., Credentials], no_ping: None
+) -> Callable[..., Shop]:
+    """A :class:`Shop` with ``FAST`` and the given ini settings (webhook pings patched out)."""
+
+    def make(**settings: str) -> Shop:
+        return Shop(build_app(**{**FAST, **settings}), make_key())
+
+    return make

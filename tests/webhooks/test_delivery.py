@@ -23,21 +23,19 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from webtest import TestApp
 
 from shopsvc.db.engine import make_engine
 from shopsvc.delivery.worker import Deliverer, PassResult
 from shopsvc.outbound.client import USER_AGENT
 from shopsvc.sql import deliveries as deliveries_sql
 from shopsvc.sql.tables import webhooks
-from tests.helpers.api import ROOT, Credentials
+from tests.helpers.api import ROOT
 from tests.helpers.deliveries import NOTHING, Shop, counts
 from tests.helpers.order_writes import product
 from tests.helpers.orders import URL as ORDERS
 from tests.helpers.receivers import Answer, Receiver, closed, free_port, held, redirect, slow
 
 #: Retries due at once and short sends: a test makes each attempt with one more pass.
-FAST = {"shopsvc.webhooks.retry_base_seconds": "0", "shopsvc.webhooks.timeout": "0.5"}
 #: For the tests whose receiver holds a request until told: no send times out meanwhile.
 HELD = {"shopsvc.webhooks.timeout": "5"}
 SIGNATURE = "X-Shop-Webhook-Signature"
@@ -65,18 +63,6 @@ class FakeClock:
 
     def advance(self, seconds: float) -> None:
         self.now += dt.timedelta(seconds=seconds)
-
-
-@pytest.fixture
-def make_shop(
-    build_app: Callable[..., TestApp], make_key: Callable[..., Credentials], no_ping: None
-) -> Callable[..., Shop]:
-    """A :class:`Shop` with ``FAST`` and the given ini settings (webhook pings patched out)."""
-
-    def make(**settings: str) -> Shop:
-        return Shop(build_app(**{**FAST, **settings}), make_key())
-
-    return make
 
 
 def verify(body: bytes, secret: str, signature: str | None) -> bool:

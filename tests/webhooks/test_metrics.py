@@ -18,33 +18,20 @@ from collections.abc import Callable, Iterator
 import pytest
 import sqlalchemy as sa
 from prometheus_client.parser import text_string_to_metric_families
-from webtest import TestApp
 
 from shopsvc.cli.main import main
 from shopsvc.delivery.sender import Outcome
 from shopsvc.delivery.worker import outcome_label
 from shopsvc.metrics.registry import OUTCOMES, Metrics
 from shopsvc.sql.tables import webhooks
-from tests.helpers.api import Credentials
-from tests.helpers.deliveries import Shop, counts
+from tests.helpers.deliveries import FAST, Shop, counts
 from tests.helpers.orders import URL as ORDERS
 from tests.helpers.receivers import Receiver, free_port
 
 #: Retries due at once and short sends.
-FAST = {"shopsvc.webhooks.retry_base_seconds": "0", "shopsvc.webhooks.timeout": "0.5"}
 TEXT_FORMAT = "text/plain; version=0.0.4; charset=utf-8"
 #: How long a test waits for a worker at most.
 WAIT = 20.0
-
-
-@pytest.fixture
-def make_shop(
-    build_app: Callable[..., TestApp], make_key: Callable[..., Credentials], no_ping: None
-) -> Callable[..., Shop]:
-    def make(**settings: str) -> Shop:
-        return Shop(build_app(**{**FAST, **settings}), make_key())
-
-    return make
 
 
 @pytest.fixture
