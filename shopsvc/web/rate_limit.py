@@ -57,6 +57,8 @@ BULK_COST = 10
 RETRY_SECONDS = 1.0
 #: Redis connect and read timeouts (seconds): a Redis that hangs delays a request at most so long.
 REDIS_TIMEOUT = 0.25
+#: The in-process counters that have expired are dropped at most this often (on a request).
+SWEEP_SECONDS = 10.0
 BULK_NAMES = frozenset({"/taxes/bulk", "/products/bulk", "/orders/bulk"})
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 
@@ -87,10 +89,27 @@ def windows(policy: RatePolicy) -> tuple[Window, ...]:
     return tuple(found)
 
 
+class SweptMemoryStorage(MemoryStorage):
+    """The library's in-process storage, its expired counters dropped by a sweep on the request
+    path every :data:`SWEEP_SECONDS` instead of by a timer thread started again 10 ms after the
+    last (one thread start per 20 or so requests under load: some 50 µs a request on a GET).
+    Reads never see an expired counter either way: ``get`` drops it first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._next_sweep = 0.0
+
+    def _MemoryStorage__schedule_expiry(self) -> None:  # the base class's private hook
+        now = time.monotonic()
+        if now >= self._next_sweep:
+            self._next_sweep = now + SWEEP_SECONDS
+            self._MemoryStorage__expire_events()  # type: ignore[attr-defined]
+
+
 def make_storage(settings: Settings) -> Storage:
     url = settings.rate_limit_storage_url
     if url.lower().startswith("memory://"):
-        return MemoryStorage()
+        return SweptMemoryStorage()
     return storage_from_string(
         url,
         key_prefix=settings.rate_limit_key_prefix,

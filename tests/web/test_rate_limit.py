@@ -384,3 +384,20 @@ def test_the_openapi_document_declares_the_429(app: TestApp) -> None:
     assert answer["x-error-codes"] == ["shop_api_too_many_requests"]
     assert set(answer["headers"]) == {"Retry-After", "RateLimit-Policy", "RateLimit"}
     assert "`shop_api_too_many_requests`" in document["info"]["description"]
+
+
+def test_the_in_process_counters_expire_without_a_timer_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    storage = rate_limit.make_storage(load_settings({}, environ={}))
+    assert isinstance(storage, rate_limit.SweptMemoryStorage)
+    storage.timer.join()  # the one the base class starts
+    started: list[object] = []
+    monkeypatch.setattr(limits.storage.memory.threading, "Timer", started.append)
+    monkeypatch.setattr(rate_limit, "SWEEP_SECONDS", 0.0)
+    storage.incr("gone", 0.01)
+    time.sleep(0.05)
+    storage.incr("kept", 60)
+    assert "gone" not in storage.storage  # swept by the next write
+    assert storage.storage["kept"] == 1
+    assert started == []
