@@ -14,7 +14,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 
 from shopsvc.errors import ApiError, no_route
-from shopsvc.web import idempotency
+from shopsvc.web import idempotency, rate_limit
 from shopsvc.web.body import too_large
 
 KNOWN_METHODS = frozenset({"HEAD", "GET", "POST", "PUT", "PATCH", "DELETE"})
@@ -64,7 +64,19 @@ def _override_method(request: Request) -> None:
         request.method = request.environ["HTTP_X_HTTP_METHOD_OVERRIDE"]
 
 
+def _authenticate(request: Request) -> None:
+    """The caller, for everything after the gate (the access log names its key): authenticated
+    here, or by the rate limiter before, whose failure is raised now, in the gate's order."""
+    failure = request.environ.pop(rate_limit.AUTH_FAILURE, None)
+    if failure is not None:
+        raise failure
+    if rate_limit.IDENTITY not in request.environ:
+        request.environ[rate_limit.IDENTITY] = request.identity
+
+
 def gate_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
+    limiter = rate_limit.limiter_of(registry)
+
     def gate_tween(request: Request) -> Response:
         _override_method(request)
         if _odd_segments(request.path_info):
@@ -73,6 +85,8 @@ def gate_tween_factory(handler: Callable[[Request], Response], registry: Registr
         if request.content_length is not None and request.content_length > limit:
             raise too_large(limit)
         below = api_path(request)
+        if below is not None and limiter is not None:
+            rate_limit.admit(limiter, request, below, _public(below))
         if below is not None and "_jsonp" in request.GET:
             # The original answers any JSONP request, the root and auth failures included, with
             # this error (its JSON handler replaces whatever the response would have been).
@@ -81,8 +95,8 @@ def gate_tween_factory(handler: Callable[[Request], Response], registry: Registr
             if request.method not in KNOWN_METHODS:
                 raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
             return handler(request)
-        # authentication runs before routing; the access log names the key
-        request.environ["shopsvc.identity"] = request.identity
+        # authentication runs before routing
+        _authenticate(request)
         if request.method not in KNOWN_METHODS:
             raise ApiError("shop_api_unsupported_method", "Unsupported request method", 400)
         if below.endswith("/"):

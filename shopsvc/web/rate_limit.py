@@ -1,11 +1,13 @@
-"""Rate limits per caller (``shopsvc.rate_limit``; off by default, and then not in the chain).
+"""Rate limits per caller (``shopsvc.rate_limit``; off by default, and then nothing is counted).
 
-The tween sits right under the gate (``gate.py``), so the caller is known: the key the request
-authenticated with, or for the unauthenticated paths under the API root (the root, the OpenAPI
-document, ``/docs``) the client address (``request.client_ip``, which honours trusted proxies).
-Requests the gate refuses first (odd paths, bodies over the limit, failed authentication) are
-neither counted nor answered with the headers. A refusal is an :class:`ApiError`, so the 429 is
-rendered by the exception view and still gets CORS, the access line and the error body.
+The gate (``gate.py``) calls :func:`admit` for every request under the API root, once the path
+is known to be one and before anything else can refuse it (but odd paths and bodies over the
+limit): the caller is the key the request authenticates with, or the client address
+(``request.client_ip``, which honours trusted proxies) for the public paths (the root, the
+OpenAPI document, ``/docs``) and for a request whose authentication fails — so a failed login
+counts against its address, its 401 says where the address stands, and past the limit the
+address gets 429 instead. A refusal is an :class:`ApiError`, so the 429 is rendered by the
+exception view and still gets CORS, the access line and the error body.
 
 The counters are the ``limits`` library's, with its sliding window counter strategy: two
 counters per caller and window (this fixed window's and the previous one's, the previous weighted
@@ -34,9 +36,7 @@ import logging
 import math
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from limits import RateLimitItemPerSecond
 from limits.storage import MemoryStorage, Storage, storage_from_string
@@ -47,7 +47,11 @@ from pyramid.response import Response
 
 from shopsvc.errors import ApiError
 from shopsvc.settings import RatePolicy, Settings
-from shopsvc.web.gate import api_path
+
+#: Where the gate keeps the caller it authenticated (the access log names its key), and where
+#: :func:`admit` keeps an authentication failure for the gate to raise in its turn.
+IDENTITY = "shopsvc.identity"
+AUTH_FAILURE = "shopsvc.auth_failure"
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +210,7 @@ def too_many_requests(headers: dict[str, str]) -> ApiError:
 
 def caller_of(request: Request) -> str:
     """The key id the gate authenticated, else the client address."""
-    identity = request.environ.get("shopsvc.identity")
+    identity = request.environ.get(IDENTITY)
     if identity is not None:
         return f"key:{identity.key_id}"
     return f"ip:{request.client_ip or '-'}"
@@ -218,28 +222,36 @@ def cost_of(request: Request, below: str) -> int:
     return 1
 
 
-def rate_limit_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
+def limiter_of(registry: Registry) -> RateLimiter | None:
+    """The app's limiter (``registry.rate_limiter``), made on first use; None when off."""
     shop: Settings = registry.shop
     if shop.rate_limit is None:
-        return handler  # no limit: the tween is not in the chain at all
-    limiter = RateLimiter(shop.rate_limit, make_storage(shop))
-    registry.rate_limiter = limiter
+        return None
+    limiter = getattr(registry, "rate_limiter", None)
+    if limiter is None:
+        limiter = registry.rate_limiter = RateLimiter(shop.rate_limit, make_storage(shop))
+    return limiter
 
-    def rate_limit_tween(request: Request) -> Response:
-        below = api_path(request)  # the gate read it already: a UTF-8 path
-        if below is None:
-            return handler(request)
-        decision = limiter.hit(caller_of(request), cost_of(request, below))
-        if decision is None:
-            return handler(request)
-        headers = decision.headers
 
-        def add_headers(request: Request, response: Response) -> None:
-            response.headers.update(headers)
+def admit(limiter: RateLimiter, request: Request, below: str, public: bool) -> None:
+    """Count the request against its caller before anything else is refused, so that every
+    answer under the API root says where the caller stands and failed logins count against
+    their address: a protected path is authenticated here (the key id is the caller; a failure
+    is kept for the gate to raise in its turn, :data:`AUTH_FAILURE`), a public one is counted by
+    the client address. Over the limit: 429 ``shop_api_too_many_requests``."""
+    if not public:
+        try:
+            request.environ[IDENTITY] = request.identity
+        except ApiError as failure:
+            request.environ[AUTH_FAILURE] = failure
+    decision = limiter.hit(caller_of(request), cost_of(request, below))
+    if decision is None:
+        return
+    headers = decision.headers
 
-        request.add_response_callback(add_headers)
-        if not decision.allowed:
-            raise too_many_requests(headers)
-        return handler(request)
+    def add_headers(request: Request, response: Response) -> None:
+        response.headers.update(headers)
 
-    return rate_limit_tween
+    request.add_response_callback(add_headers)
+    if not decision.allowed:
+        raise too_many_requests(headers)

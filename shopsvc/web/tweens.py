@@ -19,7 +19,6 @@ CORS = "shopsvc.web.cors.cors_tween_factory"
 HTTP_CACHE = "shopsvc.web.http_cache.http_cache_tween_factory"
 TRANSACTION = "shopsvc.web.transaction.transaction_tween_factory"
 GATE = "shopsvc.web.gate.gate_tween_factory"
-RATE_LIMIT = "shopsvc.web.rate_limit.rate_limit_tween_factory"
 
 
 def includeme(config: Configurator) -> None:
@@ -32,5 +31,3 @@ def includeme(config: Configurator) -> None:
     config.add_tween(HTTP_CACHE, under=CORS, over=TRANSACTION)
     config.add_tween(TRANSACTION, over=EXCVIEW)
     config.add_tween(GATE, under=EXCVIEW)
-    if config.registry.shop.rate_limit is not None:
-        config.add_tween(RATE_LIMIT, under=GATE)

@@ -71,20 +71,38 @@ def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
 # --- off by default
 
 
-def test_off_by_default_no_tween_and_no_headers(app: TestApp, admin: Credentials) -> None:
-    order = [name for name, _ in app.app.registry.queryUtility(ITweens).implicit()]
-    assert "shopsvc.web.rate_limit.rate_limit_tween_factory" not in order
+def test_off_by_default_no_limiter_and_no_headers(app: TestApp, admin: Credentials) -> None:
+    assert rate_limit.limiter_of(app.app.registry) is None
     response = authorised(app, admin).get(f"{ROOT}/products", status=200)
     assert_no_limit_headers(response)
 
 
-def test_the_tween_sits_under_the_gate_when_on(limited: Callable[..., TestApp]) -> None:
-    app = limited("100/minute")
-    order = [name for name, _ in app.app.registry.queryUtility(ITweens).implicit()]
-    assert order[-2:] == [
-        "shopsvc.web.gate.gate_tween_factory",
-        "shopsvc.web.rate_limit.rate_limit_tween_factory",
-    ]
+def test_the_limit_is_counted_in_the_gate_the_tweens_stay_as_they_are(
+    app: TestApp, limited: Callable[..., TestApp]
+) -> None:
+    def tweens(app: TestApp) -> list[str]:
+        return [name for name, _ in app.app.registry.queryUtility(ITweens).implicit()]
+
+    assert tweens(limited("100/minute")) == tweens(app)
+
+
+@pytest.mark.usefixtures("frozen_clock")
+def test_a_failed_login_says_where_its_address_stands_and_counts_against_it(
+    limited: Callable[..., TestApp], admin: Credentials
+) -> None:
+    """A request whose credentials fail is the client address's request: its 401 carries the
+    headers, and past the limit the address gets 429 instead (a password guesser is slowed down),
+    while a good key keeps its own count."""
+    app = limited("2/minute")
+    where = {"REMOTE_ADDR": "192.0.2.7"}
+    bad = Credentials(admin.user_id, admin.key_id, admin.consumer_key, "cs_wrong")
+    for left in (1, 0):
+        response = authorised(app, bad).get(f"{ROOT}/products", extra_environ=where, status=401)
+        assert remaining(response)[0] == left
+    response = authorised(app, bad).get(f"{ROOT}/products", extra_environ=where, status=429)
+    assert_error(response, 429, "shop_api_too_many_requests")
+    good = authorised(app, admin).get(f"{ROOT}/products", extra_environ=where, status=200)
+    assert remaining(good)[0] == 1
 
 
 # --- the headers
