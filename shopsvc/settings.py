@@ -95,7 +95,8 @@ class Settings:
     # The Python ``woocommerce`` client signs a ``/`` in a query value unescaped: accepted by
     # default so that it works out of the box; false restores the original's strictness.
     oauth_allow_raw_slash: bool = True
-    # PostgreSQL: keep verified keys in memory, told of their changes by NOTIFY (keycache).
+    # PostgreSQL: keep verified keys in memory, told of their changes by NOTIFY
+    # (auth/key_cache.py).
     cache_keys: bool = True
     allow_private_targets: bool = False
     media_dir: str = "media"

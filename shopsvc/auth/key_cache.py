@@ -14,7 +14,7 @@ to a cached row, whoever makes it (the service, ``shopsvc CONFIG revoke-key``, a
 * a user deleted, or its login or role changed: ``user:<id>``, and that user's keys go;
 * either table truncated: ``*``, and everything goes.
 
-A thread of the process (``notifications.Listener``) ``LISTEN``\\ s on a connection of its own
+A thread of the process (``db.listener.Listener``) ``LISTEN``\\ s on a connection of its own
 and applies each notification as it arrives. PostgreSQL delivers it when the change commits; the
 thread applies it within moments, so a key revoked by the CLI is refused by the next request
 that process serves. The cache answers only while that thread listens: before its ``LISTEN``
