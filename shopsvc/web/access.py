@@ -32,6 +32,8 @@ SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 #: Probes and scrapes whose successful requests are logged at DEBUG (a load balancer calls the
 #: probes every few seconds, Prometheus ``/metrics`` every 15 seconds or so).
 QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+#: Where the gate keeps the caller it authenticated (this log names its key).
+IDENTITY = "shopsvc.identity"
 
 
 def _request_id(request: Request) -> str:
@@ -77,7 +79,8 @@ def _path_for_log(request: Request) -> str:
     return _for_log(path, 2000)
 
 
-def _bytes_sent(request: Request, response: Response) -> int | None:
+def bytes_sent(request: Request, response: Response) -> int | None:
+    """The body's bytes as the access log and the metrics count them (none for HEAD, 204, 304)."""
     if request.method == "HEAD" or response.status_code in (204, 304):
         return 0
     return response.content_length
@@ -85,7 +88,7 @@ def _bytes_sent(request: Request, response: Response) -> int | None:
 
 def _key_id(request: Request) -> int | None:
     """The id of the key the request authenticated with (never the key itself)."""
-    identity = request.environ.get("shopsvc.identity")
+    identity = request.environ.get(IDENTITY)
     return identity.key_id if identity is not None else None
 
 
@@ -98,7 +101,7 @@ def _log_access(request: Request, response: Response | None, started: float) -> 
     path = _path_for_log(request)
     method = _for_log(request.method, 32)
     duration = round((time.perf_counter() - started) * 1000, 1)
-    sent = _bytes_sent(request, response) if response is not None else None
+    sent = bytes_sent(request, response) if response is not None else None
     key_id = _key_id(request)
     client_ip = request.client_ip
     level = logging.DEBUG if status < 400 and path in QUIET_PATHS else logging.INFO

@@ -15,6 +15,7 @@ from pyramid.response import Response
 
 from shopsvc.errors import ApiError, no_route
 from shopsvc.web import idempotency, rate_limit
+from shopsvc.web.access import IDENTITY
 from shopsvc.web.body import too_large
 
 KNOWN_METHODS = frozenset({"HEAD", "GET", "POST", "PUT", "PATCH", "DELETE"})
@@ -26,15 +27,20 @@ PUBLIC_API_PATHS = frozenset({"/openapi.json", "/docs"})
 PUBLIC_API_PREFIXES = ("/docs/",)
 
 
-def _odd_segments(path: str) -> bool:
+def path_segments(path: str) -> list[str]:
+    """The segments of a path below its leading ``/``, a single trailing slash dropped."""
+    segments = path.split("/")[1:]
+    if segments and segments[-1] == "":
+        segments.pop()
+    return segments
+
+
+def odd_segments(path: str) -> bool:
     """True for a path with an empty (``//``), ``.`` or ``..`` segment. Traversal would skip or
     resolve such segments, so the path would reach a view under a different spelling of the API
     root than the one authentication looks at; these paths are no route, before authentication
     (a single trailing slash is judged by the routes: the API root's index accepts it)."""
-    segments = path.split("/")[1:]
-    if segments and segments[-1] == "":
-        segments.pop()
-    return any(segment in ("", ".", "..") for segment in segments)
+    return any(segment in ("", ".", "..") for segment in path_segments(path))
 
 
 def api_path(request: Request) -> str | None:
@@ -70,8 +76,8 @@ def _authenticate(request: Request) -> None:
     failure = request.environ.pop(rate_limit.AUTH_FAILURE, None)
     if failure is not None:
         raise failure
-    if rate_limit.IDENTITY not in request.environ:
-        request.environ[rate_limit.IDENTITY] = request.identity
+    if IDENTITY not in request.environ:
+        request.environ[IDENTITY] = request.identity
 
 
 def gate_tween_factory(handler: Callable[[Request], Response], registry: Registry) -> Any:
@@ -79,7 +85,7 @@ def gate_tween_factory(handler: Callable[[Request], Response], registry: Registr
 
     def gate_tween(request: Request) -> Response:
         _override_method(request)
-        if _odd_segments(request.path_info):
+        if odd_segments(request.path_info):
             raise no_route()
         limit = request.shop.max_body_bytes
         if request.content_length is not None and request.content_length > limit:

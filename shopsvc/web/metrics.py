@@ -22,7 +22,8 @@ from pyramid.response import Response
 
 from shopsvc.metrics.collectors import STATEMENTS, count_statements
 from shopsvc.metrics.registry import Metrics
-from shopsvc.web.gate import api_path
+from shopsvc.web.access import bytes_sent
+from shopsvc.web.gate import api_path, odd_segments, path_segments
 from shopsvc.web.resources import ApiRoot, PrefixSegment, Resource
 
 log = logging.getLogger(__name__)
@@ -41,13 +42,10 @@ def _walked_route(request: Request) -> str:
         return UNMATCHED
     if below is None:
         return OUTSIDE_API
-    segments = below.split("/")[1:]
-    if segments and segments[-1] == "":
-        segments.pop()
+    if odd_segments(below):
+        return UNMATCHED
     node: Resource = ApiRoot(None, "")
-    for segment in segments:
-        if segment in ("", ".", ".."):
-            return UNMATCHED
+    for segment in path_segments(below):
         try:
             node = node[segment]
         except KeyError:
@@ -91,10 +89,8 @@ def metrics_tween_factory(handler: Callable[[Request], Response], registry: Regi
             try:
                 method = request.method
                 status, size = 500, None
-                if response is not None:  # the body's bytes as the access log counts them
-                    status = response.status_code
-                    no_body = method == "HEAD" or status in (204, 304)
-                    size = 0 if no_body else response.content_length
+                if response is not None:
+                    status, size = response.status_code, bytes_sent(request, response)
                 observe(route_of(request), method, status, elapsed, statements, size)
             except Exception:  # metrics never cost a request its answer
                 log.exception("recording the request's metrics failed")

@@ -47,10 +47,9 @@ from pyramid.response import Response
 
 from shopsvc.errors import ApiError
 from shopsvc.settings import RatePolicy, Settings
+from shopsvc.web.access import IDENTITY
 
-#: Where the gate keeps the caller it authenticated (the access log names its key), and where
-#: :func:`admit` keeps an authentication failure for the gate to raise in its turn.
-IDENTITY = "shopsvc.identity"
+#: Where :func:`admit` keeps an authentication failure for the gate to raise in its turn.
 AUTH_FAILURE = "shopsvc.auth_failure"
 
 log = logging.getLogger(__name__)
