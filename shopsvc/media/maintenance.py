@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from shopsvc.media.images import PLACEHOLDER, PLACEHOLDER_FILE, content_type
+from shopsvc.media.images import PLACEHOLDER, PLACEHOLDER_FILE, PNG, content_type
 from shopsvc.media.storage import (
     IMMUTABLE,
     PLACEHOLDER_CACHE,
@@ -38,6 +38,10 @@ def placeholder_bytes(media_dir: str) -> bytes:
     return (own if own.is_file() else PLACEHOLDER_FILE).read_bytes()
 
 
+def _put_placeholder(storage: Storage, media_dir: str) -> None:
+    storage.put(PLACEHOLDER, placeholder_bytes(media_dir), PNG.mime_type, PLACEHOLDER_CACHE)
+
+
 def ensure_placeholder(storage: Storage, media_dir: str) -> bool:
     """Upload the placeholder to an object store that has none; True when it was uploaded. A
     store that cannot be reached is logged, not raised: ``/readyz`` reports it."""
@@ -47,7 +51,7 @@ def ensure_placeholder(storage: Storage, media_dir: str) -> bool:
         storage.check()  # one quick try: an unreachable store does not hold up the start
         if storage.exists(PLACEHOLDER):
             return False
-        storage.put(PLACEHOLDER, placeholder_bytes(media_dir), "image/png", PLACEHOLDER_CACHE)
+        _put_placeholder(storage, media_dir)
     except StorageError as exc:
         log.warning(
             "the placeholder image could not be checked in %s (%s: %s): "
@@ -111,7 +115,7 @@ def push(media_dir: str, storage: Storage, dry_run: bool) -> dict[str, Any]:
         copied += 1
         size += item.size
     if not dry_run:
-        storage.put(PLACEHOLDER, placeholder_bytes(media_dir), "image/png", PLACEHOLDER_CACHE)
+        _put_placeholder(storage, media_dir)
     return {
         "storage": storage.kind,
         "location": storage.describe(),

@@ -411,10 +411,8 @@ def prune(conn: Connection, before: dt.datetime) -> tuple[int, int]:
 
 
 def pending_count(conn: Connection) -> int:
-    return int(
-        conn.execute(select(func.count()).select_from(_d).where(_d.c.state == PENDING)).scalar()
-        or 0
-    )
+    """How many deliveries are pending (:func:`backlog`'s count)."""
+    return backlog(conn)[0]
 
 
 def backlog_query() -> Select[Any]:
