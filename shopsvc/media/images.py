@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote, urlsplit
@@ -183,15 +183,16 @@ def prefetch_images(request: Request, urls: Iterable[str], error_code: str) -> N
             pool.error = exc
 
 
-def download_image(request: Request, url: str, error_code: str) -> int:
-    """The image at ``url`` as a new ``media`` row of the request's transaction; its id.
+def take_image(request: Request, url: str, error_code: str) -> Callable[[], int]:
+    """The check half of :func:`download_image`: the image at ``url`` taken for one write now
+    (its failure raised now, as :func:`download_image` raises it), and the write that stores it
+    as a new ``media`` row of the request's transaction (returning its id), to be called once the
+    request's other checks have passed — so that a request refused by a later check writes
+    nothing.
 
     The stored copy comes from :func:`prefetch_images` (a URL nobody prefetched is downloaded and
-    stored now, inside the transaction). Fetch and content failures → 400 ``error_code``;
-    failure to store it → 400 ``shop_api_cannot_upload_product_image``. If the request (or the
-    bulk element's savepoint) rolls back, a prefetched copy goes back to its pool and one stored
-    now is removed: nothing the transaction wrote is left referenced.
-    """
+    stored now, inside the transaction). If the request (or the bulk element's savepoint) rolls
+    back, a prefetched copy goes back to its pool and one stored now is removed."""
     uploads = uploads_of(request)
     taken = uploads.take(url)
     if taken is not None:
@@ -208,7 +209,18 @@ def download_image(request: Request, url: str, error_code: str) -> int:
         "mime_type": mime_type,
         "title": title_from_url(url),
     }
-    return media_writes_sql.insert(request.db, values)
+    return lambda: media_writes_sql.insert(request.db, values)
+
+
+def download_image(request: Request, url: str, error_code: str) -> int:
+    """The image at ``url`` as a new ``media`` row of the request's transaction; its id
+    (:func:`take_image`, then its write at once).
+
+    Fetch and content failures → 400 ``error_code``; failure to store it → 400
+    ``shop_api_cannot_upload_product_image``. If the request (or the bulk element's savepoint)
+    rolls back, nothing the transaction wrote is left referenced.
+    """
+    return take_image(request, url, error_code)()
 
 
 # --- URLs and serving

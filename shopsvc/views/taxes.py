@@ -3,7 +3,8 @@
 
 Checks run in the spec's order: envelope, capability (``manage_shop``), existence, then the type
 and shape of the fields. ``/taxes/bulk`` runs set-based (:class:`RateBatch`: the same checks,
-every rate written at once) unless its elements depend on one another. The rate list pages like
+every rate written at once) unless its elements depend on one another; then each element is a
+:class:`RateBatch` of its own, written before the next is planned. The rate list pages like
 every list but is always ordered by ``order`` then id; the class list is unpaginated, the
 built-in ``standard`` class first. Loading and capabilities: ``loaders.taxes.TAX_RATES`` and
 ``TAX_CLASSES``; the writes: ``writers.taxes``.
@@ -213,18 +214,21 @@ class RateBatch:
         return results
 
 
+def _batch_of_one(request: Request, element: dict[str, Any]) -> dict[str, Any]:
+    """One element of a ``/taxes/bulk`` run one by one: a :class:`RateBatch` of that element
+    alone (its plan is made and written as in a set-based run, after the earlier elements'
+    writes)."""
+    batch = RateBatch(request)
+    batch.prepare([element])
+    plan = batch.plan(element)
+    return batch.records(batch.write([plan]))[0]
+
+
 @view_config(context=TaxesBulk, **EDIT)
 def bulk_taxes(context: TaxesBulk, request: Request) -> Response:
-    def handle(element: dict[str, Any]) -> dict[str, Any]:
-        rate_id = validation.bulk_rate_id(element.get("id"))
-        if rate_id:
-            TAX_RATES.require(request, "edit")
-            current = TAX_RATES.find(request.db, check_int(rate_id, "tax.id"))
-            return _edit(request, current, element)
-        TAX_RATES.require(request, "create")
-        return _create(request, element)
-
-    return run_bulk(request, "taxes", handle, batch=RateBatch(request))
+    return run_bulk(
+        request, "taxes", lambda element: _batch_of_one(request, element), batch=RateBatch(request)
+    )
 
 
 # --- classes

@@ -3,7 +3,9 @@ validation (``shopsvc.validation.taxes``).
 
 Every rate write is planned (:func:`plan_create`, :func:`plan_edit`: the class check, what
 changes) and then written with others (:func:`write_rates`, set-based): a single create or edit
-is a write of one plan, ``/taxes/bulk`` one of all its plans (``views.taxes.RateBatch``)."""
+is a write of one plan, ``/taxes/bulk`` one of all its plans (``views.taxes.RateBatch``), or, run
+one by one, one write of each element's plan (a batch of one). Every check — the fields, the
+class, the rate's existence — is in the plan, so a refused write writes nothing."""
 
 from __future__ import annotations
 

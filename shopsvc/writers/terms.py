@@ -6,11 +6,18 @@ The rules, in the reference's order: create — the name (attribute terms: its o
 parent, the image, then the name and slug rules (``…cannot_create…``); edit — the image, then the
 parent, the name and the slug rules (``…cannot_edit…``). A slug generated from the name is made
 unique in the family (``-2``, ``-3``, …; ``shopsvc.domain.catalog.unique_slug``).
+
+Every rule is checked before the first write: a downloaded image is taken in its place among
+the checks (a failed download is the image's error) but its ``media`` row is written only once
+the name and slug rules have passed, so a refused create or edit writes nothing. Only a
+concurrent request that takes the slug between the check and the write (the unique index
+refuses it) can refuse a write after the image's row, which the rollback then undoes.
 """
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from shopsvc.domain.catalog import slugify_name, unique_slug
@@ -37,15 +44,18 @@ CREATE_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _image_id(ctx: WriteContext, image: ImageRef) -> int | None:
-    """The media id of a written ``image``: an existing image attachment, a downloaded URL, or
-    None (no image: ``""``, 0, or an id that is not a stored image)."""
+def _image(ctx: WriteContext, image: ImageRef) -> Callable[[], int | None]:
+    """The media id of a written ``image``, as a call made once every check has passed: an
+    existing image attachment, a downloaded URL (taken now: its failure is raised in its place
+    among the checks; its media row is written by the call), or None (no image: ``""``, 0, or an
+    id that is not a stored image)."""
     if image.url:
-        return ctx.download(image.url, CATEGORY_IMAGE_ERROR)
+        return ctx.take_image(image.url, CATEGORY_IMAGE_ERROR)
     row = media_sql.get(ctx.conn, image.attachment_id) if image.attachment_id > 0 else None
     if row is None or not str(row["mime_type"]).startswith("image/"):
-        return None
-    return int(row["id"])
+        return lambda: None
+    media_id = int(row["id"])
+    return lambda: media_id
 
 
 def _free_slug(ctx: WriteContext, scope: Scope, name: str, exclude: int | None = None) -> str:
@@ -158,14 +168,15 @@ def create_term(ctx: WriteContext, family: TermFamily, scope: Scope, given: dict
     values["display"] = _stored_display(values["display"])
     if values["parent"] and not terms_sql.exists(ctx.conn, scope, values["parent"]):
         raise family.invalid_parent()
-    if "image" in given:
-        values["image_id"] = _image_id(ctx, values.pop("image"))
+    image = _image(ctx, values.pop("image")) if "image" in given else None
     problem = _conflict(ctx, family, scope, values, None)
     if problem is not None:
         raise family.cannot("create", problem)
     generated = not values["slug"]
     if generated:
         values["slug"] = _free_slug(ctx, scope, values["name"])
+    if image is not None:  # every check has passed: the first write
+        values["image_id"] = image()
     return _write(ctx, family, scope, values, None, generated)
 
 
@@ -179,8 +190,7 @@ def edit_term(
     """Write the validated fields ``given`` to the term ``current`` of ``scope``."""
     term_id = current["id"]
     given = dict(given)
-    if "image" in given:
-        given["image_id"] = _image_id(ctx, given.pop("image"))
+    image = _image(ctx, given.pop("image")) if "image" in given else None
     display = given.pop("display", "")
     if display:  # updated only when non-empty
         given["display"] = _stored_display(display)
@@ -201,6 +211,8 @@ def edit_term(
     problem = _conflict(ctx, family, scope, values, current)
     if problem is not None:
         raise family.cannot("edit", problem)
+    if image is not None:  # every check has passed: the first write
+        values["image_id"] = image()
     _write(ctx, family, scope, values, term_id, generated)
 
 
