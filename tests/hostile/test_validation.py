@@ -224,7 +224,8 @@ NUMBER_REGRESSIONS: tuple[tuple[str, str, dict[str, Any], str], ...] = (
         {
             "webhook": {
                 "topic": "order.created",
-                "delivery_url": "http://127.0.0.1:9/",
+                # (a private address is refused before the name; .invalid never resolves)
+                "delivery_url": "http://hook.invalid:9/",
                 "name": Raw("1e309"),
             }
         },
