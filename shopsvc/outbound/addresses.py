@@ -9,9 +9,10 @@ opened.
 Environment proxies and ``.netrc`` are ignored (``trust_env = False``): through a proxy the
 address connected to would be the proxy's and the policy would mean nothing.
 
-:func:`refused_host` asks the same question ahead of time, without connecting: a webhook's
-create and edit refuse a delivery URL that the policy would refuse now (a name that does not
-resolve yet is let through: the policy is applied again on every connection).
+:func:`refused_host` asks the same question ahead of time, without connecting: with
+``shopsvc.webhooks.refuse_private_delivery_urls = true`` a webhook's create and edit refuse a
+delivery URL that the policy would refuse now (a name that does not resolve yet is let through:
+the policy is applied again on every connection).
 
 Limits: a host with several public addresses is tried address by address (a refused connection
 moves on to the next; a timeout ends the attempt), each with the time left. The policy is built on

@@ -3,7 +3,8 @@
 The spec's own checks come first and in its order (topic, then delivery URL); the remaining
 fields are type-checked afterwards. On edit a field is applied only when it is non-empty.
 
-A delivery URL the private-target policy refuses is an invalid delivery URL too
+With ``shopsvc.webhooks.refuse_private_delivery_urls = true`` (off by default: decisions.md
+accepts one), a delivery URL the private-target policy refuses is an invalid delivery URL too
 (:data:`PRIVATE_MESSAGE`). Whether it is one needs a name lookup, which the view makes before
 the request's transaction begins (``shopsvc.delivery.targets``); it hands the URLs found refused
 in as ``refused``, and the refusal is reported here, at the delivery URL's place in the order.
@@ -27,7 +28,8 @@ CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 URL_MESSAGE = "Webhook delivery URL must be a valid URL starting with http:// or https://"
 PRIVATE_MESSAGE = (
     "Webhook delivery URL points to a private or reserved network address; set"
-    " shopsvc.outbound.allow_private_targets = true to allow it."
+    " shopsvc.outbound.allow_private_targets = true to allow it, or"
+    " shopsvc.webhooks.refuse_private_delivery_urls = false to accept it (its deliveries fail)."
 )
 
 

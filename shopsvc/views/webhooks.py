@@ -3,8 +3,10 @@
 Checks run in the spec's order: create — envelope, capability, topic, delivery URL; edit —
 envelope, then id, existence and capability; read and delete — id, existence, capability.
 
-Whether the private-target policy refuses a delivery URL takes a name lookup: it is made before
-the request's transaction begins (on SQLite a write's ``BEGIN IMMEDIATE`` holds the write lock
+With ``shopsvc.webhooks.refuse_private_delivery_urls = true`` (off by default: decisions.md
+accepts a private delivery URL) and private targets off, a delivery URL the private-target policy
+refuses is refused. Knowing that takes a name lookup: it is made before the request's
+transaction begins (on SQLite a write's ``BEGIN IMMEDIATE`` holds the write lock
 from its first statement), only for a caller who may manage webhooks, and reported at the
 delivery URL's place in the order of checks.
 """
@@ -18,7 +20,7 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc.delivery.ping import ping
-from shopsvc.delivery.targets import refused_delivery_url
+from shopsvc.delivery.targets import refused_delivery_url, refuses_private_urls
 from shopsvc.domain.webhooks import LIST_STATUSES, default_name, new_secret
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.loaders.webhooks import WEBHOOKS
@@ -52,10 +54,10 @@ def _list_status(request: Request) -> str | None:
 
 
 def _refused(request: Request, data: Any, action: str) -> frozenset[str]:
-    """The delivery URL of ``data`` (a webhook object) if the private-target policy refuses it,
-    looked up now, before the transaction (only for a caller who may manage webhooks: nobody
-    else gets the service to resolve a name)."""
-    if request.shop.allow_private_targets or not request.has_permission(
+    """The delivery URL of ``data`` (a webhook object) if the shop refuses private delivery URLs
+    and the policy refuses it, looked up now, before the transaction (only for a caller who may
+    manage webhooks: nobody else gets the service to resolve a name)."""
+    if not refuses_private_urls(request.shop) or not request.has_permission(
         WEBHOOKS.capabilities[action]
     ):
         return frozenset()

@@ -50,11 +50,11 @@ def set_times(
     update(engine, webhooks, webhook_id, created_at=created, updated_at=updated or created)
 
 
-def subscribe_everywhere(engine: sa.Engine, topics: Any, when: dt.datetime) -> list[int]:
+def subscribe_everywhere(engine: sa.Engine, topics: Any, when: dt.datetime) -> None:
     """An active webhook (to :data:`NOWHERE`) on each of ``topics``, written straight to the
     table: every event a write fires lands in the outbox (the differential bulk tests compare
-    outboxes); their ids."""
-    return [
+    outboxes)."""
+    for topic in topics:
         insert(
             engine,
             webhooks,
@@ -67,5 +67,3 @@ def subscribe_everywhere(engine: sa.Engine, topics: Any, when: dt.datetime) -> l
             created_at=when,
             updated_at=when,
         )
-        for topic in topics
-    ]

@@ -26,7 +26,7 @@ def hostile_app(make_app: Callable[..., TestApp]) -> Iterator[TestApp]:
 def harness(hostile_app: TestApp, admin: Credentials, engine: sa.Engine) -> Harness:
     """An administrator's client over a database holding one record of every family."""
     client = authorised(hostile_app, admin)
-    return Harness(client, engine, {**make_world(client, engine), "user": admin.user_id})
+    return Harness(client, engine, {**make_world(client), "user": admin.user_id})
 
 
 @pytest.fixture

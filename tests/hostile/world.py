@@ -1,18 +1,14 @@
 """The records the hostile suite's routes name: one of every family (the targets of the edit
-routes), an order with an item of each kind, a note and a refund, made through the API (the
-webhooks written to their table)."""
+routes), an order with an item of each kind, a note and a refund, made through the API."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from typing import Any
 
-import sqlalchemy as sa
 from webtest import TestApp
 
 from tests.helpers.api import ROOT
-from tests.helpers.webhooks import subscribe_everywhere
 
 
 def _create(client: TestApp, path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -36,17 +32,20 @@ SUBSCRIBED_TOPICS = (
 )
 
 
-def make_world(client: TestApp, engine: sa.Engine) -> dict[str, int]:
+def make_world(client: TestApp) -> dict[str, int]:
     """One record of every family (the targets of the edit routes), an order of the plain
     product with its items, a note and a refund; their ids by name."""
     ids: dict[str, int] = {}
-    # Written to the table: the suite's app refuses the private delivery URL they have (and
-    # no other URL is safe from the network). Subscribers for every topic a write may fire,
-    # so that a failed request that leaked an event into the outbox would show in the tables'
-    # snapshot.
-    now = dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
-    [ids["webhook"]] = subscribe_everywhere(engine, ["order.created"], now)
-    subscribe_everywhere(engine, SUBSCRIBED_TOPICS, now)
+    ids["webhook"] = _create(
+        client,
+        "/webhooks",
+        {"webhook": {"topic": "order.created", "delivery_url": "http://127.0.0.1:9/hook"}},
+    )["id"]
+    # Subscribers for every topic a write may fire, so that a failed request that leaked an
+    # event into the outbox would show in the tables' snapshot.
+    for topic in SUBSCRIBED_TOPICS:
+        hook = {"topic": topic, "delivery_url": "http://127.0.0.1:9/hook"}
+        _create(client, "/webhooks", {"webhook": hook})
     _create(client, "/taxes/classes", {"tax_class": {"name": "Reduced Rate"}})
     ids["tax"] = _create(
         client, "/taxes", {"tax": {"country": "GB", "rate": "20", "class": "reduced-rate"}}

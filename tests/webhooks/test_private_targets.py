@@ -1,10 +1,16 @@
-"""A delivery URL the private-target policy refuses is refused when a webhook is created or
-edited (``shopsvc.outbound.allow_private_targets = false``): 400
+"""Private delivery URLs at create and edit.
+
+By default (decisions.md "Webhook delivery") a private delivery URL is accepted on create and
+edit, even with ``shopsvc.outbound.allow_private_targets = false``: nothing is looked up, its
+ping is skipped and its deliveries fail. With ``shopsvc.webhooks.refuse_private_delivery_urls =
+true`` as well, a delivery URL the private-target policy refuses is refused: 400
 ``shop_api_invalid_webhook_delivery_url``, nothing written, no ping. Names are resolved by a
 fake resolver (``shopsvc.outbound.addresses._resolve``), never by the real DNS."""
 
 from __future__ import annotations
 
+import ipaddress
+import logging
 import socket
 import threading
 import time
@@ -18,16 +24,22 @@ from webtest import TestApp
 from shopsvc.outbound import addresses
 from shopsvc.sql.tables import webhooks
 from tests.helpers.api import Credentials, authorised, errors
+from tests.helpers.deliveries import FAST, Shop, counts
 from tests.helpers.receivers import Receiver
 from tests.helpers.sql import one_row
 from tests.helpers.webhooks import URL
 
-STRICT = {"shopsvc.outbound.allow_private_targets": "false"}
+#: Private targets off (production's setting), delivery URLs not checked (the default).
+PRIVATE_OFF = {"shopsvc.outbound.allow_private_targets": "false"}
+#: Private targets off and the opt-in refusal of delivery URLs they would never reach.
+STRICT = {**PRIVATE_OFF, "shopsvc.webhooks.refuse_private_delivery_urls": "true"}
 REFUSED = {
     "code": "shop_api_invalid_webhook_delivery_url",
     "message": (
         "Webhook delivery URL points to a private or reserved network address; set"
-        " shopsvc.outbound.allow_private_targets = true to allow it."
+        " shopsvc.outbound.allow_private_targets = true to allow it, or"
+        " shopsvc.webhooks.refuse_private_delivery_urls = false to accept it (its deliveries"
+        " fail)."
     ),
 }
 INVALID = {
@@ -46,11 +58,15 @@ NAMES = {
 
 @pytest.fixture
 def lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The fake resolver in place; the names it was asked, in order."""
+    """The fake resolver in place; the names it was asked, in order (a literal address, which
+    the sender and the ping also hand to the resolver, resolves to itself and is not listed)."""
     asked: list[str] = []
 
     def resolve(host: str, port: int) -> list[str]:
-        asked.append(host)
+        try:
+            return [str(ipaddress.ip_address(host))]
+        except ValueError:
+            asked.append(host)
         if host not in NAMES:
             raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
         return NAMES[host]
@@ -71,7 +87,8 @@ def pings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture
 def strict(build_app: Callable[..., TestApp], admin: Credentials) -> TestApp:
-    """An administrator's client of an app that refuses private targets."""
+    """An administrator's client of an app that refuses private targets and refuses the
+    delivery URLs they would never reach (the opt-in)."""
     return authorised(build_app(**STRICT), admin)
 
 
@@ -83,6 +100,69 @@ def count(engine: sa.Engine) -> int:
 def post(client: TestApp, delivery_url: str, status: int) -> Any:
     body = {"webhook": {"topic": "order.created", "delivery_url": delivery_url}}
     return client.post_json(URL, body, status=status)
+
+
+# --- the default: decisions.md
+
+
+def test_by_default_a_private_url_is_accepted_not_pinged_and_its_deliveries_fail(
+    build_app: Callable[..., TestApp],
+    make_key: Callable[..., Credentials],
+    receiver: Receiver,
+    lookups: list[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """decisions.md: "A private delivery URL is accepted on create; with private targets off,
+    its ping is skipped and its deliveries fail." — on edit too, and nothing is looked up."""
+    shop = Shop(build_app(**FAST, **PRIVATE_OFF), make_key())
+    assert shop.settings.webhooks_refuse_private_delivery_urls is False
+    body = {"webhook": {"topic": "order.created", "delivery_url": receiver.url}}
+    with caplog.at_level(logging.INFO, logger="shopsvc.delivery.ping"):
+        created = shop.api.post_json(URL, body, status=201).json["webhook"]
+    assert (created["delivery_url"], created["status"]) == (receiver.url, "active")
+    skipped = f"webhook {created['id']}: ping to {receiver.url} skipped (private target)"
+    assert skipped in caplog.messages
+    assert (receiver.connections, receiver.requests) == (0, [])
+    # its deliveries fail, without a connection
+    shop.order()
+    assert shop.deliver() == counts(retrying=1)
+    [attempt] = shop.attempts()
+    assert attempt["error"] == (
+        "the URL points to a private or reserved network address, which is not allowed"
+    )
+    assert (receiver.connections, receiver.requests) == (0, [])
+    assert lookups == []
+    # edit and create with private addresses and names: accepted, nothing looked up
+    for url in ("http://10.0.0.5/hook", "https://loopback.test:8443/hook"):
+        edit = {"webhook": {"delivery_url": url}}
+        edited = shop.api.put_json(f"{URL}/{created['id']}", edit, status=200)
+        assert edited.json["webhook"]["delivery_url"] == url
+    body = {"webhook": {"topic": "order.created", "delivery_url": "http://hooks.internal.test/"}}
+    with caplog.at_level(logging.INFO, logger="shopsvc.delivery.ping"):
+        other = shop.api.post_json(URL, body, status=201).json["webhook"]
+    assert (
+        f"webhook {other['id']}: ping to http://hooks.internal.test/ skipped (private target)"
+        in caplog.messages
+    )
+    assert lookups == ["hooks.internal.test"]  # the ping's own, which the policy refused
+
+
+def test_the_opt_in_does_nothing_while_private_targets_are_allowed(
+    build_app: Callable[..., TestApp],
+    admin: Credentials,
+    lookups: list[str],
+    pings: list[str],
+) -> None:
+    client = authorised(
+        build_app(**{"shopsvc.webhooks.refuse_private_delivery_urls": "true"}), admin
+    )
+    for url in ("http://127.0.0.1:9/hook", "http://loopback.test/hook"):
+        assert post(client, url, 201).json["webhook"]["delivery_url"] == url
+    assert lookups == []
+    assert pings == ["http://127.0.0.1:9/hook", "http://loopback.test/hook"]
+
+
+# --- opt-in: shopsvc.webhooks.refuse_private_delivery_urls = true
 
 
 @pytest.mark.parametrize(
