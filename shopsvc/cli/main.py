@@ -417,7 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--limit", type=int, default=100, help="at most this many (100)")
     sub.set_defaults(run=cmd_deliveries)
 
-    sub = commands.add_parser("redeliver", help="queue a webhook delivery again")
+    sub = commands.add_parser("redeliver", help="make a delivery due now (a new round of attempts)")
     sub.add_argument("delivery_id", help="the delivery_id of `deliveries`")
     sub.set_defaults(run=cmd_redeliver)
 
