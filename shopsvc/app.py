@@ -42,6 +42,14 @@ def _hint_first_key(app: Router) -> None:
     log.warning("%s", first_key_hint(registry.config_uri))
 
 
+def _keep_bodiless_answers_alive() -> None:
+    """waitress keeps the connection of a 304 or a 204 open (``shopsvc.web.keep_alive``);
+    imported here, not at the top: the CLI's commands load this module without serving."""
+    from shopsvc.web.keep_alive import install
+
+    install()
+
+
 def _deliver_in_process(app: Router) -> None:
     """``shopsvc.webhooks.deliver_in_process``: a delivery thread inside this process, woken
     after every commit that queued deliveries (development: no second command to run)."""
@@ -86,6 +94,7 @@ def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     # notifies four events (NewRequest, BeforeTraversal, ContextFound, NewResponse) on every
     # request, each a lookup of the registry's subscribers.
     _hint_first_key(app)
+    _keep_bodiless_answers_alive()
     _deliver_in_process(app)
     _listen_for_key_changes(app)
     tune_gc(config.registry.shop.gc_threshold)

@@ -143,6 +143,9 @@ class Settings:
     webhooks_concurrency: int = 4
     webhooks_log_days: int = 30
     webhooks_deliver_in_process: bool = False
+    # Refuse at create and edit a delivery URL that allow_private_targets = false would never
+    # deliver to (delivery/targets.py); off by default, as decisions.md accepts one.
+    webhooks_refuse_private_delivery_urls: bool = False
     # store settings
     store_name: str = "Shop"
     store_description: str = ""
@@ -231,6 +234,10 @@ _FIELDS: dict[str, tuple[str, str]] = {
     "shopsvc.webhooks.concurrency": ("webhooks_concurrency", "int"),
     "shopsvc.webhooks.log_days": ("webhooks_log_days", "int"),
     "shopsvc.webhooks.deliver_in_process": ("webhooks_deliver_in_process", "bool"),
+    "shopsvc.webhooks.refuse_private_delivery_urls": (
+        "webhooks_refuse_private_delivery_urls",
+        "bool",
+    ),
     "shopsvc.store_name": ("store_name", "str"),
     "shopsvc.store_description": ("store_description", "str"),
     "shopsvc.timezone": ("timezone", "str"),

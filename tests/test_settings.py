@@ -44,6 +44,7 @@ def test_built_in_defaults_are_the_production_values() -> None:
     )
     assert (shop.webhooks_retry_base_seconds, shop.webhooks_concurrency) == (60, 4)
     assert (shop.webhooks_log_days, shop.webhooks_deliver_in_process) == (30, False)
+    assert shop.webhooks_refuse_private_delivery_urls is False  # decisions.md accepts them
     assert (shop.currency, shop.price_decimals, shop.prices_include_tax) == ("USD", 2, False)
     assert (shop.tax_based_on, shop.manage_stock, shop.calc_taxes) == ("shipping", True, True)
     assert (shop.weight_unit, shop.dimension_unit, shop.currency_position) == ("kg", "cm", "left")
@@ -92,11 +93,17 @@ def test_webhook_delivery_settings() -> None:
             "shopsvc.webhooks.concurrency": "16",
             "shopsvc.webhooks.log_days": "7",
             "shopsvc.webhooks.deliver_in_process": "true",
+            "shopsvc.webhooks.refuse_private_delivery_urls": "Yes",
         }
     )
     assert (shop.webhooks_timeout, shop.webhooks_retry_base_seconds) == (0.5, 0)
     assert (shop.webhooks_concurrency, shop.webhooks_log_days) == (16, 7)
     assert shop.webhooks_deliver_in_process is True
+    assert shop.webhooks_refuse_private_delivery_urls is True
+    env = load(SHOPSVC_WEBHOOKS_REFUSE_PRIVATE_DELIVERY_URLS="1")
+    assert env.webhooks_refuse_private_delivery_urls is True
+    with pytest.raises(SettingsError, match="refuse_private_delivery_urls"):
+        load({"shopsvc.webhooks.refuse_private_delivery_urls": "maybe"})
 
 
 def test_oauth_allow_raw_slash_can_restore_the_strict_check() -> None:

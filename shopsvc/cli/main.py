@@ -272,7 +272,9 @@ def cmd_deliveries(engine: Engine, settings: Settings, args: argparse.Namespace)
 
 
 def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
-    """Queue a delivery again (same ``-Delivery-ID``, a new round of attempts)."""
+    """Queue a delivery again, due now (same ``-Delivery-ID``, a new round of attempts): a
+    finished one, or a pending one waiting for a retry. One already due with no attempt in its
+    round is left as it is; one being sent right now is refused."""
     with write_transaction(engine) as conn:
         row = deliveries_sql.get_by_delivery_id(conn, args.delivery_id.strip().lower())
         if row is None:
@@ -282,8 +284,18 @@ def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) 
                 f"webhook {row['webhook_id']} is {row['webhook_status']}: set its status to "
                 "active first (PUT /webhooks/<id>)"
             )
-        if row["state"] != deliveries_sql.PENDING:
-            deliveries_sql.requeue(conn, row["id"], deliveries_sql.now_precise())
+        now = deliveries_sql.now_precise()
+        # pending, due, no attempt in its round yet: what a redeliver would make of it
+        as_requeued = (
+            row["state"] == deliveries_sql.PENDING
+            and row["due_at"] <= now
+            and row["attempts"] == row["round_start"]
+        )
+        if not as_requeued and not deliveries_sql.requeue(conn, row["id"], now):
+            raise UsageError(
+                f"delivery {row['delivery_id']} is being sent right now; run redeliver"
+                " again once the attempt is over (see deliveries)"
+            )
     return {
         "delivery_id": row["delivery_id"],
         "webhook_id": row["webhook_id"],
@@ -405,7 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--limit", type=int, default=100, help="at most this many (100)")
     sub.set_defaults(run=cmd_deliveries)
 
-    sub = commands.add_parser("redeliver", help="queue a webhook delivery again")
+    sub = commands.add_parser("redeliver", help="make a delivery due now (a new round of attempts)")
     sub.add_argument("delivery_id", help="the delivery_id of `deliveries`")
     sub.set_defaults(run=cmd_redeliver)
 

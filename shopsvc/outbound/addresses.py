@@ -9,6 +9,11 @@ opened.
 Environment proxies and ``.netrc`` are ignored (``trust_env = False``): through a proxy the
 address connected to would be the proxy's and the policy would mean nothing.
 
+:func:`refused_host` asks the same question ahead of time, without connecting: with
+``shopsvc.webhooks.refuse_private_delivery_urls = true`` a webhook's create and edit refuse a
+delivery URL that the policy would refuse now (a name that does not resolve yet is let through:
+the policy is applied again on every connection).
+
 Limits: a host with several public addresses is tried address by address (a refused connection
 moves on to the next; a timeout ends the attempt), each with the time left. The policy is built on
 urllib3 2.x connection classes (``_new_conn`` and ``_dns_host``); they are the supported way to
@@ -17,8 +22,10 @@ open the socket, but an upgrade of urllib3 should run ``tests/outbound/``.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import socket
+import threading
 from collections.abc import Callable
 
 import requests
@@ -48,6 +55,46 @@ def _resolve(host: str, port: int) -> list[str]:
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
 
+#: Seconds :func:`refused_host` waits for a name to resolve (then it counts as unresolved).
+RESOLVE_TIMEOUT = 2.0
+
+
+def _refused(addresses: list[str]) -> bool:
+    """The policy's rule: a host is refused unless every address it resolves to is public."""
+    return not all(is_public_address(address) for address in addresses)
+
+
+def _resolve_within(host: str, port: int, timeout: float) -> list[str] | None:
+    """:func:`_resolve` in a thread of its own, waited for at most ``timeout`` seconds (the C
+    resolver takes no deadline); None when the name does not resolve in time (the lookup is
+    left to finish on its own)."""
+    found: list[list[str]] = []
+
+    def lookup() -> None:
+        with contextlib.suppress(OSError, UnicodeError, ValueError):
+            found.append(_resolve(host, port))
+
+    thread = threading.Thread(target=lookup, name="shopsvc-resolve", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    return found[0] if found else None
+
+
+def refused_host(host: str, port: int = 0, timeout: float | None = None) -> bool:
+    """Whether the policy refuses ``host`` now: a literal address that is not public, or a
+    name that resolves (within ``timeout`` seconds, :data:`RESOLVE_TIMEOUT` unless given) to
+    an address that is not public — the
+    connection the policy allows would be refused (:func:`_connect_public`). A name that does
+    not resolve, or not in time, is not refused: it may resolve later, and every connection
+    applies the policy again."""
+    try:
+        return _refused([str(ipaddress.ip_address(host.split("%", 1)[0]))])
+    except ValueError:  # a name
+        pass
+    addresses = _resolve_within(host, port, RESOLVE_TIMEOUT if timeout is None else timeout)
+    return bool(addresses) and _refused(addresses)
+
+
 class RefusedTarget(Exception):
     """Raised inside a connection (not an OSError, so urllib3 and requests let it through)."""
 
@@ -59,7 +106,7 @@ def _connect_public(conn: HTTPConnection, connect: Callable[[], socket.socket]) 
         addresses = _resolve(host, conn.port or 0)
     except (OSError, UnicodeError) as exc:
         raise NewConnectionError(conn, f"Failed to resolve {host!r}: {exc}") from exc
-    if not addresses or not all(is_public_address(address) for address in addresses):
+    if not addresses or _refused(addresses):
         raise RefusedTarget(host)
     failure: NewConnectionError | None = None
     try:

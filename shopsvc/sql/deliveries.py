@@ -383,11 +383,14 @@ def get_by_delivery_id(conn: Connection, delivery_id: str) -> Row | None:
     return dict(row) if row else None
 
 
-def requeue(conn: Connection, row_id: int, now: dt.datetime) -> None:
-    """Queue a finished delivery again, due now, with a new round of attempts."""
-    conn.execute(
+def requeue(conn: Connection, row_id: int, now: dt.datetime) -> bool:
+    """Make a delivery pending and due now, with a new round of attempts — a finished one, or
+    a pending one waiting for its next retry — unless a worker's live claim holds it (it is
+    being sent right now: False). On PostgreSQL the workers are notified when the caller
+    commits, so a running worker sends it at once."""
+    done = conn.execute(
         update(_d)
-        .where(_d.c.id == row_id)
+        .where(_d.c.id == row_id, _unclaimed(now))
         .values(
             state=PENDING,
             due_at=now,
@@ -398,6 +401,9 @@ def requeue(conn: Connection, row_id: int, now: dt.datetime) -> None:
             updated_at=now,
         )
     )
+    if done.rowcount and conn.dialect.name == "postgresql":
+        conn.execute(select(func.pg_notify(CHANNEL, "")))
+    return done.rowcount > 0
 
 
 def prune(conn: Connection, before: dt.datetime) -> tuple[int, int]:

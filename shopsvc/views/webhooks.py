@@ -2,6 +2,13 @@
 
 Checks run in the spec's order: create — envelope, capability, topic, delivery URL; edit —
 envelope, then id, existence and capability; read and delete — id, existence, capability.
+
+With ``shopsvc.webhooks.refuse_private_delivery_urls = true`` (off by default: decisions.md
+accepts a private delivery URL) and private targets off, a delivery URL the private-target policy
+refuses is refused. Knowing that takes a name lookup: it is made before the request's
+transaction begins (on SQLite a write's ``BEGIN IMMEDIATE`` holds the write lock
+from its first statement), only for a caller who may manage webhooks, and reported at the
+delivery URL's place in the order of checks.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc.delivery.ping import ping
+from shopsvc.delivery.targets import refused_delivery_url, refuses_private_urls
 from shopsvc.domain.webhooks import LIST_STATUSES, default_name, new_secret
 from shopsvc.errors import ApiError, invalid_param
 from shopsvc.loaders.webhooks import WEBHOOKS
@@ -45,6 +53,20 @@ def _list_status(request: Request) -> str | None:
     return None if status == "all" else status
 
 
+def _refused(request: Request, data: Any, action: str) -> frozenset[str]:
+    """The delivery URL of ``data`` (a webhook object) if the shop refuses private delivery URLs
+    and the policy refuses it, looked up now, before the transaction (only for a caller who may
+    manage webhooks: nobody else gets the service to resolve a name)."""
+    if not refuses_private_urls(request.shop) or not request.has_permission(
+        WEBHOOKS.capabilities[action]
+    ):
+        return frozenset()
+    url = validation.delivery_url_candidate(data)
+    if url is None or not refused_delivery_url(url, allow_private=False):
+        return frozenset()
+    return frozenset({url})
+
+
 @view_config(context=Webhooks, **READ)
 def list_webhooks(context: Webhooks, request: Request) -> Response:
     WEBHOOKS.require(request, "list")
@@ -69,7 +91,8 @@ def create_webhook(context: Webhooks, request: Request) -> Response:
         "webhook", "shop_api_missing_webhook_data", "No webhook data specified to create webhook."
     )
     WEBHOOKS.require(request, "create")
-    clean = validation.clean_create(require_object(data, "webhook"))
+    refused = _refused(request, data, "create")
+    clean = validation.clean_create(require_object(data, "webhook"), refused)
     now = utc_now()
     secret = clean.get("secret") or new_secret()
     webhook_id = webhook_writes_sql.insert(
@@ -104,8 +127,9 @@ def edit_webhook(context: Webhook, request: Request) -> Response:
     data = request.envelope(
         "webhook", "shop_api_missing_webhook_data", "No webhook data specified to edit webhook."
     )
+    refused = _refused(request, data, "edit")  # before load: its read begins the transaction
     WEBHOOKS.load(request, context.id, "edit")
-    clean = validation.clean_edit(require_object(data, "webhook"))
+    clean = validation.clean_edit(require_object(data, "webhook"), refused)
     values: dict[str, Any] = {k: v for k, v in clean.items() if k != "topic"}
     if "topic" in clean:
         values["topic"] = clean["topic"].name

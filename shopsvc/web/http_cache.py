@@ -24,6 +24,9 @@ body that leaves, whatever produced it (a view, the exception view, a busy commi
   preference: brotli, then gzip, then identity; ``q=0`` refuses a coding), with
   ``Vary: Accept-Encoding`` on every response that size whatever the client sent. A HEAD
   response gets the GET's headers (encoding and length included) and no body; a 304 no body.
+
+A 304 carries no ``Content-Length`` (waitress would strip it, and close a connection whose
+announced bytes never came); ``web/keep_alive.py`` keeps its connection open.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import datetime as dt
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from pyramid.request import Request
 from pyramid.response import Response
@@ -22,6 +22,7 @@ from shopsvc.domain import json_body
 from shopsvc.domain.money import format_decimal as format_decimal
 from shopsvc.domain.timestamps import format_timestamp as format_timestamp
 from shopsvc.errors import ApiError
+from shopsvc.web.resources import canonical_path
 
 CONTENT_TYPE = "application/json; charset=UTF-8"
 
@@ -124,15 +125,30 @@ def _updated_at(record: Mapping[str, Any]) -> dt.datetime | None:
     return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value
 
 
+def created_url(request: Request, record: Mapping[str, Any]) -> str:
+    """The absolute URL of ``record``, just created in the collection the request addressed
+    (``request.context``): ``{public_url}{api_root}/orders/7/notes/12``. A tax class is named
+    by its slug (the URL its DELETE takes), every other record by its id."""
+    container = request.context
+    item = type(container).item
+    key = item.record_key if item is not None else "id"
+    root = request.shop.api_root.rstrip("/")
+    name = quote(str(record[key]), safe="")
+    return f"{request.public_url}{root}{canonical_path(container)}/{name}"
+
+
 def single(
     request: Request, envelope: str, record: Mapping[str, Any], status: int = 200
 ) -> Response:
     """A single record; ``Last-Modified`` from its ``updated_at`` when it has one (whatever
-    ``fields`` keeps)."""
+    ``fields`` keeps); a 201 Created carries ``Location``, the new record's URL
+    (:func:`created_url`)."""
     response = render_json(request, {envelope: shaped(request, record)}, status=status)
     updated_at = _updated_at(record)
     if updated_at is not None:
         response.headers["Last-Modified"] = http_date(updated_at)
+    if status == 201:
+        response.headers["Location"] = created_url(request, record)
     return response
 
 

@@ -21,6 +21,8 @@ SLUG = re.compile(r"\w[\w\s-]*")
 
 class Resource:
     pattern: ClassVar[str] = ""
+    #: The field of an item's record that names it in its URL (``Location`` of a create).
+    record_key: ClassVar[str] = "id"
     #: Whether the index lists the route (the documentation page and its files are not).
     listed: ClassVar[bool] = True
     named: ClassVar[dict[str, type[Resource]]] = {}
@@ -106,6 +108,7 @@ class Webhooks(Resource):
 
 class TaxClass(Resource):
     pattern = "/taxes/classes/<slug>"
+    record_key = "slug"
 
     @classmethod
     def accepts(cls, segment: str) -> bool:
@@ -338,3 +341,15 @@ class PrefixSegment(Resource):
 class Root(PrefixSegment):
     def __init__(self, request: Request) -> None:
         super().__init__(None, "", request.shop.api_root_segments)
+
+
+def canonical_path(resource: Resource) -> str:
+    """The path of ``resource`` below the API root as the index spells it, whatever the request
+    spelled: names lower-cased, ids as plain numbers (``/orders/7/notes`` for
+    ``/ORDERS/007/Notes``)."""
+    segments: list[str] = []
+    node: Resource | None = resource
+    while node is not None and not isinstance(node, ApiRoot):
+        segments.append(str(node.id) if isinstance(node, Item) else node.__name__.lower())
+        node = node.__parent__
+    return "/" + "/".join(reversed(segments))

@@ -5,10 +5,13 @@ this process, or the ``shopsvc`` script in a subprocess) delivers them and repor
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import os
 import pathlib
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -17,7 +20,9 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
+from shopsvc.delivery.worker import Deliverer
 from shopsvc.domain.timestamps import format_timestamp
+from shopsvc.sql import deliveries as deliveries_sql
 from shopsvc.sql.tables import webhook_attempts, webhooks
 from tests.helpers.api import ROOT, TIMESTAMP, Credentials
 from tests.helpers.cli import lines, run
@@ -327,6 +332,97 @@ def test_redeliver_queues_a_failed_delivery_again_with_the_same_id(
         assert worker_once(ini, capsys) == counts(delivered=1)
         assert receiver.delivery_ids() == [delivery_id] * 3
         assert [r["attempt"] for r in logged(shop)] == [3, 2, 1]
+
+
+def test_redeliver_makes_a_retrying_delivery_due_now(
+    write_ini: Callable[..., pathlib.Path],
+    shop: Shop,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A delivery waiting for its retry (a minute after a failed attempt) is due again at once,
+    with a new round of attempts: the next pass sends it."""
+    ini = write_ini(**{"shopsvc.webhooks.retry_base_seconds": "60"})
+    with Receiver(500, default=200) as receiver:
+        shop.webhook(receiver.url)
+        shop.order()
+        assert worker_once(ini, capsys) == counts(retrying=1)
+        [waiting] = shop.deliveries()
+        assert waiting["due_at"] - waiting["last_attempt_at"] == dt.timedelta(seconds=60)
+        assert worker_once(ini, capsys) == counts()  # not due for a minute
+
+        before = deliveries_sql.now_precise()
+        assert run([ini, "redeliver", waiting["delivery_id"]]) == 0
+        [record], _ = lines(capsys)
+        assert record["state"] == "pending"
+        [row] = shop.deliveries()
+        assert before <= row["due_at"] <= deliveries_sql.now_precise()
+        assert (row["state"], row["attempts"], row["round_start"]) == ("pending", 1, 1)
+        assert (row["claim_token"], row["last_attempt_at"]) == (None, None)
+
+        assert worker_once(ini, capsys) == counts(delivered=1)
+        assert receiver.delivery_ids() == [waiting["delivery_id"]] * 2
+        assert [(r["attempt"], r["status"]) for r in logged(shop)] == [(2, 200), (1, 500)]
+
+
+def test_a_running_worker_sends_a_redelivered_delivery_at_once(
+    write_ini: Callable[..., pathlib.Path],
+    shop: Shop,
+    capsys: pytest.CaptureFixture[str],
+    database_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker running meanwhile gets it within a second of ``redeliver``, not at its retry
+    time: on PostgreSQL ``redeliver``'s NOTIFY wakes it (polling is switched off here), on
+    SQLite its poll finds it."""
+    if database_url.startswith("postgresql"):
+        monkeypatch.setattr("shopsvc.delivery.worker.POLL_SECONDS", 60.0)
+    ini = write_ini(**{"shopsvc.webhooks.retry_base_seconds": "600"})
+    slow_retries = dataclasses.replace(shop.settings, webhooks_retry_base_seconds=600)
+    with Receiver(500, default=200) as receiver:
+        shop.webhook(receiver.url)
+        shop.order()
+        worker = Deliverer(shop.engine, slow_retries)
+        thread = threading.Thread(target=worker.run, daemon=True)
+        thread.start()
+        try:
+            assert receiver.wait_for(1)  # the first attempt fails: retry in 10 minutes
+            time.sleep(0.3)  # its outcome stored, the listener listening
+            [row] = shop.deliveries()
+            assert (row["state"], row["attempts"]) == ("pending", 1)
+            started = time.monotonic()
+            assert run([ini, "redeliver", row["delivery_id"]]) == 0
+            assert receiver.wait_for(2, timeout=3)
+            assert time.monotonic() - started < 2
+        finally:
+            worker.stop()
+            thread.join(5)
+        assert not thread.is_alive()
+    capsys.readouterr()
+    [row] = shop.deliveries()
+    assert (row["state"], row["attempts"]) == ("delivered", 2)
+    assert receiver.delivery_ids() == [row["delivery_id"]] * 2
+
+
+def test_redeliver_refuses_a_delivery_being_sent(
+    write_ini: Callable[..., pathlib.Path],
+    shop: Shop,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A worker holds a live claim on it: the attempt under way decides what comes next."""
+    ini = write_ini(**{"shopsvc.webhooks.retry_base_seconds": "60"})
+    with Receiver(default=500) as failing:
+        shop.webhook(failing.url)
+        shop.order()
+        assert worker_once(ini, capsys) == counts(retrying=1)
+    [row] = shop.deliveries()
+    claimed = {"claim_token": "another worker", "claimed_until": row["due_at"]}
+    shop.set_delivery(row["id"], **claimed)
+    [before] = shop.deliveries()
+    assert run([ini, "redeliver", row["delivery_id"]]) == 2
+    line = one_error_line(capsys)
+    assert line.startswith("shopsvc redeliver: ")
+    assert f"delivery {row['delivery_id']} is being sent right now" in line
+    assert shop.deliveries() == [before]
 
 
 def test_redeliver_a_pending_delivery_changes_nothing(
