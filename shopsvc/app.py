@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import gc
 import logging
-import os
 from typing import Any
 
 from pyramid.config import Configurator
 from pyramid.router import Router
 
+from shopsvc.auth.keys import first_key_hint
 from shopsvc.delivery.worker import start_in_process
 from shopsvc.settings import load_settings
 from shopsvc.sql.auth import key_count
@@ -17,18 +17,6 @@ from shopsvc.web.request import ShopRequest
 from shopsvc.web.resources import Root
 
 log = logging.getLogger("shopsvc")  # the hint reads as the service's own line
-
-
-def first_key_hint(config_uri: str) -> str:
-    """How to make the first administrator and API key (logged by a fresh server, printed by
-    ``shopsvc CONFIG migrate`` on a database without keys)."""
-    ini = os.path.basename(config_uri)
-    return (
-        "No API key exists yet. Create an administrator and a key with:\n"
-        f"  shopsvc {ini} create-user --login admin --email admin@example.com"
-        " --role administrator\n"
-        f"  shopsvc {ini} create-key --user admin --permissions read_write"
-    )
 
 
 def _hint_first_key(app: Router) -> None:
