@@ -15,12 +15,12 @@ import os
 import plaster
 import plaster_pastedeploy
 from plaster.exceptions import PlasterError
-from sqlalchemy import Engine, make_url
+from sqlalchemy import Engine
 from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from shopsvc.cli.errors import SetupError, UsageError
 from shopsvc.db import schema
-from shopsvc.db.engine import make_engine
+from shopsvc.db.engine import make_engine, shown_url
 from shopsvc.settings import Settings, SettingsError, env_name, load_settings
 
 #: The loggers whose INFO lines a command keeps off stderr: it prints its result, not the
@@ -79,14 +79,6 @@ def parse_settings(app_settings: dict[str, str], here: str | None) -> Settings:
         variable = env_name(message.partition(":")[0])
         origin = f" (from the environment variable {variable})" if variable in os.environ else ""
         raise SetupError(f"bad setting: {message}{origin}") from None
-
-
-def shown_url(url: str) -> str:
-    """The database URL without its password, for a message."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return "(unparseable)"
 
 
 def open_database(settings: Settings) -> Engine:
