@@ -70,10 +70,13 @@ def server_url(global_config: dict[str, Any]) -> str | None:
     if not server or server.get("unix_socket"):
         return None
     listen = (server.get("listen") or "").split()
-    if listen:
-        host, _, port = listen[0].rpartition(":")
-    else:
-        host, port = server.get("host", "0.0.0.0"), server.get("port", "8080")
+    host, port = server.get("host", "0.0.0.0"), server.get("port", "8080")
+    if listen:  # waitress's reading: `host:port`, `[v6]:port`, or a host on `port`
+        host, _, listed_port = listen[0].rpartition(":")
+        if not host or "]" in listed_port:
+            host = listen[0]
+        else:
+            port = listed_port
     host = host.strip("[]")
     host = _ANY_HOST.get(host, host)
     if not port.isdigit() or int(port) == 0:

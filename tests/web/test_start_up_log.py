@@ -106,6 +106,8 @@ def test_without_an_ini_the_paths_are_said(
         ("listen = *:7001 127.0.0.1:7002\n", "http://127.0.0.1:7001"),
         ("listen = [::]:7003\n", "http://[::1]:7003"),
         ("listen = [::1]:7004\n", "http://[::1]:7004"),
+        ("listen = 127.0.0.1\nport = 7005\n", "http://127.0.0.1:7005"),  # no port: `port`
+        ("listen = [::1]\n", "http://[::1]:8080"),
         ("host = shop.internal\nport = 7000\nurl_scheme = https\n", "https://shop.internal:7000"),
         ("host = 127.0.0.1\nport = 7000\nurl_prefix = /shop/\n", "http://127.0.0.1:7000/shop"),
         ("unix_socket = /run/shop.sock\n", None),
