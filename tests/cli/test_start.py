@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
+import pytest
 import sqlalchemy as sa
 from alembic.script import ScriptDirectory
 
@@ -107,3 +109,18 @@ def test_a_schema_behind_is_migrated_with_alembic(tmp_path: pathlib.Path) -> Non
 def test_the_head_revision_is_alembics() -> None:
     # read from the scripts' text without Alembic: the same answer as Alembic's own reading
     assert head_revision() == ScriptDirectory(MIGRATIONS).get_current_head()
+
+
+def test_a_script_the_text_reading_misses_is_left_to_alembic(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    migrations = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS, migrations, ignore=shutil.ignore_patterns("__pycache__"))
+    (migrations / "versions" / "0999_annotated.py").write_text(
+        '"""A revision declared with annotations."""\n\n'
+        'revision: str = "0999"\n'
+        f'down_revision: str | None = "{head_revision()}"\n\n\n'
+        "def upgrade() -> None:\n    pass\n"
+    )
+    monkeypatch.setattr("shopsvc.db.schema.MIGRATIONS", str(migrations))
+    assert head_revision() == "0999"
