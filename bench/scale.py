@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT_DIR))
 from bench.common import basic_auth, load_average, wsgi_request  # noqa: E402
 from bench.floor import capture  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
-from shopsvc.auth.policy import issue_key  # noqa: E402
+from shopsvc.auth.keys import issue_key  # noqa: E402
 from shopsvc.cli.dba import plan  # noqa: E402
 from shopsvc.db.engine import make_engine  # noqa: E402
 from shopsvc.sql import auth as auth_sql  # noqa: E402

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import configparser
 import gc
 import logging
 import os
 from typing import Any
 
+import plaster
+import plaster_pastedeploy
+from plaster.exceptions import PlasterError
 from pyramid.config import Configurator
 from pyramid.router import Router
 
+from shopsvc.auth.keys import first_key_hint
+from shopsvc.db.engine import shown_url
 from shopsvc.delivery.worker import start_in_process
 from shopsvc.settings import load_settings
 from shopsvc.sql.auth import key_count
@@ -17,18 +23,6 @@ from shopsvc.web.request import ShopRequest
 from shopsvc.web.resources import Root
 
 log = logging.getLogger("shopsvc")  # the hint reads as the service's own line
-
-
-def first_key_hint(config_uri: str) -> str:
-    """How to make the first administrator and API key (logged by a fresh server, printed by
-    ``shopsvc CONFIG migrate`` on a database without keys)."""
-    ini = os.path.basename(config_uri)
-    return (
-        "No API key exists yet. Create an administrator and a key with:\n"
-        f"  shopsvc {ini} create-user --login admin --email admin@example.com"
-        " --role administrator\n"
-        f"  shopsvc {ini} create-key --user admin --permissions read_write"
-    )
 
 
 def _hint_first_key(app: Router) -> None:
@@ -59,7 +53,63 @@ def _deliver_in_process(app: Router) -> None:
     deliverer = start_in_process(registry.engine, registry.shop, metrics=registry.metrics)
     registry.deliverer = deliverer
     registry.wake_deliveries = deliverer.wake
-    log.info("delivering webhooks from this process (shopsvc.webhooks.deliver_in_process)")
+
+
+#: The hosts that mean "every address of this machine", and the one a URL names instead.
+_ANY_HOST = {"": "127.0.0.1", "*": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "::1"}
+
+
+def server_url(global_config: dict[str, Any]) -> str | None:
+    """``http://host:port`` where the ini's ``[server:main]`` (waitress) listens, as ``pserve``
+    reads it: with the values it was given (``pserve development.ini http_port=6544`` is in
+    ``global_config``), waitress's ``listen`` (its first address) or ``host`` and ``port`` (and
+    their defaults, ``0.0.0.0:8080``), ``url_scheme`` and ``url_prefix``; ``127.0.0.1`` for a
+    server listening on every address. None without an ini, without such a section, for a
+    Unix socket or port 0 (the port is the system's choice)."""
+    path = global_config.get("__file__")
+    if not path or not os.path.isfile(path):
+        return None
+    given = {k: str(v) for k, v in global_config.items() if k not in ("__file__", "here")}
+    try:
+        loader = plaster_pastedeploy.Loader(plaster.parse_uri(path))
+        server = loader.get_settings("server:main", defaults=given)
+    except (OSError, ValueError, LookupError, configparser.Error, PlasterError):
+        return None
+    if not server or server.get("unix_socket"):
+        return None
+    listen = (server.get("listen") or "").split()
+    host, port = server.get("host", "0.0.0.0"), server.get("port", "8080")
+    if listen:  # waitress's reading: `host:port`, `[v6]:port`, or a host on `port`
+        host, _, listed_port = listen[0].rpartition(":")
+        if not host or "]" in listed_port:
+            host = listen[0]
+        else:
+            port = listed_port
+    host = host.strip("[]")
+    host = _ANY_HOST.get(host, host)
+    if not port.isdigit() or int(port) == 0:
+        return None
+    if ":" in host:
+        host = f"[{host}]"
+    scheme = server.get("url_scheme", "http")
+    prefix = "/" + server.get("url_prefix", "").strip("/")
+    return f"{scheme}://{host}:{port}{prefix.rstrip('/')}"
+
+
+def _say_where(app: Router, global_config: dict[str, Any]) -> None:
+    """The API root's and the documentation's URLs and the database, logged once at start:
+    under ``shopsvc.public_url`` when it is set, else where ``[server:main]`` listens
+    (:func:`server_url`), else as paths."""
+    shop = app.registry.shop
+    listening = server_url(global_config)
+    base = shop.public_url or listening or ""
+    api = base + shop.api_root
+    also = f"; listening on {listening}" if shop.public_url and listening else ""
+    log.info(
+        "API root %s, documentation %s/docs, health %s/healthz and %s/readyz%s",
+        *(api, api, base, base, also),
+    )
+    log.info("database %s", shown_url(shop.database_url))
 
 
 #: Seconds the app factory waits for the key cache's ``LISTEN`` (then goes on without).
@@ -87,12 +137,14 @@ def main(global_config: dict[str, Any] | None, **settings: Any) -> Router:
     config.include("shopsvc.auth.policy")
     config.include("shopsvc.views")
     config.include("shopsvc.views.health")
+    config.include("shopsvc.views.home")  # GET /: where the API, its docs and the probes are
     config.include("shopsvc.web.metrics")  # registry.metrics (shopsvc.metrics = true)
     config.include("shopsvc.views.metrics")  # and GET /metrics
     app = config.make_wsgi_app()
     # Called here, not subscribed to ApplicationCreated: with any subscriber registered, Pyramid
     # notifies four events (NewRequest, BeforeTraversal, ContextFound, NewResponse) on every
     # request, each a lookup of the registry's subscribers.
+    _say_where(app, global_config)
     _hint_first_key(app)
     _keep_bodiless_answers_alive()
     _deliver_in_process(app)

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import hmac
-import secrets
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +22,7 @@ from pyramid.security import Allowed, Denied
 
 from shopsvc.auth import oauth
 from shopsvc.auth.key_cache import KeyCache
+from shopsvc.auth.keys import hash_consumer_key
 from shopsvc.db.engine import write_transaction
 from shopsvc.domain.roles import CAPABILITIES as CAPABILITIES
 from shopsvc.domain.roles import ROLES as ROLES
@@ -32,11 +31,8 @@ from shopsvc.sql import auth as auth_sql
 from shopsvc.sql import auth_writes as auth_writes_sql
 from shopsvc.sql.tables import utc_now
 
-PERMISSIONS = ("read", "write", "read_write")
 READ_METHODS = frozenset({"GET", "HEAD"})
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-# The HMAC key under which consumer keys are stored (the original's ``wc-api``, brand-neutral).
-KEY_HASH_SECRET = b"shop-api"
 NONCE_WINDOW = 900
 
 
@@ -51,45 +47,6 @@ class Identity:
     @property
     def capabilities(self) -> frozenset[str]:
         return ROLES.get(self.role, frozenset())
-
-
-#: The HMAC keyed once: a copy per consumer key skips setting up the key and the digest
-#: (OpenSSL 3 looks the digest up again for every new HMAC: ~10 µs, a copy ~3 µs).
-_KEY_HASH = hmac.new(KEY_HASH_SECRET, digestmod=hashlib.sha256)
-
-
-def hash_consumer_key(consumer_key: str) -> str:
-    hashed = _KEY_HASH.copy()
-    hashed.update(consumer_key.encode("utf-8"))
-    return hashed.hexdigest()
-
-
-def generate_key_pair() -> tuple[str, str]:
-    """A new ``(ck_…, cs_…)`` pair: 40 lowercase hex characters each."""
-    return "ck_" + secrets.token_hex(20), "cs_" + secrets.token_hex(20)
-
-
-@dataclass(frozen=True)
-class NewKey:
-    """A freshly issued key: the ``api_keys`` row to store and the plain credentials, which are
-    shown once (the consumer key is stored only as its hash)."""
-
-    row: dict[str, Any]
-    consumer_key: str
-    consumer_secret: str
-
-
-def issue_key(user_id: int, permissions: str, description: str = "") -> NewKey:
-    consumer_key, consumer_secret = generate_key_pair()
-    row = {
-        "user_id": user_id,
-        "description": description,
-        "permissions": permissions,
-        "consumer_key_hash": hash_consumer_key(consumer_key),
-        "consumer_secret": consumer_secret,
-        "truncated_key": consumer_key[-7:],
-    }
-    return NewKey(row, consumer_key, consumer_secret)
 
 
 def _fail(message: str, challenge: bool) -> ApiError:

@@ -190,27 +190,3 @@ def cmd_explain(engine: Engine, settings: Settings, args: argparse.Namespace) ->
     for line in lines:
         print(line)
     return []
-
-
-def add_commands(commands: Any) -> None:
-    """Register ``sql`` and ``explain`` on the ``shopsvc`` command's subparsers."""
-    filter_help = (
-        "a parameter of the query, key=value (repeatable; `sql NAME` lists the keys), "
-        "e.g. --filter status=processing --filter page=5000"
-    )
-    sub = commands.add_parser(
-        "sql", help="list the named SQL queries, or print one as the database compiles it"
-    )
-    sub.add_argument("name", nargs="?", metavar="NAME", help="a named query (none: list them)")
-    sub.add_argument("--filter", action="append", metavar="KEY=VALUE", help=filter_help)
-    sub.set_defaults(run=cmd_sql)
-
-    sub = commands.add_parser("explain", help="the database's plan of a named SQL query")
-    sub.add_argument("name", metavar="NAME", help="a named query (see `sql`)")
-    sub.add_argument(
-        "--analyze",
-        action="store_true",
-        help="run it too (PostgreSQL: EXPLAIN (ANALYZE, BUFFERS)); rolled back",
-    )
-    sub.add_argument("--filter", action="append", metavar="KEY=VALUE", help=filter_help)
-    sub.set_defaults(run=cmd_explain)

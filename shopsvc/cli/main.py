@@ -8,59 +8,45 @@ or an unreachable database print one line on stderr and exit with status 2, with
 from __future__ import annotations
 
 import argparse
-import configparser
-import datetime as dt
+import importlib
 import json
 import logging
-import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic.util import CommandError
-from plaster.exceptions import PlasterError
-from pyramid.paster import get_appsettings, setup_logging
-from sqlalchemy import Connection, Engine, make_url
-from sqlalchemy.exc import (
-    ArgumentError,
-    DBAPIError,
-    IntegrityError,
-    InterfaceError,
-    OperationalError,
-)
-
-from shopsvc import first_key_hint
-from shopsvc.auth.policy import PERMISSIONS, ROLES, issue_key
+from shopsvc.auth.keys import PERMISSIONS
 from shopsvc.cli.errors import SetupError, UsageError
-from shopsvc.db.engine import make_engine, write_transaction
-from shopsvc.db.schema import current_revision, head_revision, migrate
-from shopsvc.delivery.worker import Deliverer
-from shopsvc.domain.events import EventSet
-from shopsvc.domain.timestamps import format_timestamp
-from shopsvc.metrics.registry import Metrics
-from shopsvc.settings import Settings, SettingsError, env_name, load_settings
-from shopsvc.sql import auth as auth_sql
-from shopsvc.sql import auth_writes as auth_writes_sql
-from shopsvc.sql import deliveries as deliveries_sql
-from shopsvc.sql import idempotency_writes as idempotency_writes_sql
-from shopsvc.sql import products as products_sql
-from shopsvc.sql import review_writes as review_writes_sql
-from shopsvc.sql import reviews as reviews_sql
-from shopsvc.sql.tables import utc_now
+from shopsvc.domain.roles import ROLES
+
+if TYPE_CHECKING:
+    import datetime as dt
+
+    from sqlalchemy import Connection, Engine
+
+    from shopsvc.metrics.registry import Metrics
+    from shopsvc.settings import Settings
+
+    Command = Callable[[Engine, Settings, argparse.Namespace], "Record | list[Record]"]
+
+# Each command imports what it uses when it runs: ``--help`` loads neither SQLAlchemy nor
+# Alembic, Pyramid or the delivery worker (``bench/cli_start.py`` times it).
 
 Record = dict[str, Any]
 
 
 def _timestamp(value: dt.datetime | None) -> str | None:
+    from shopsvc.domain.timestamps import format_timestamp
+
     return format_timestamp(value) if value is not None else None
 
 
-def _one_line(message: object) -> str:
-    return " ".join(str(message).split())
-
-
 def cmd_migrate(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    from shopsvc.auth.keys import first_key_hint
+    from shopsvc.cli.config import migrate
+    from shopsvc.sql import auth as auth_sql
+
     revision = migrate(engine)
     with engine.connect() as conn:
         if not auth_sql.key_count(conn):
@@ -73,6 +59,12 @@ def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace
         raise UsageError("--login must not be empty")
     if "@" not in args.email:
         raise UsageError(f"--email {args.email!r} is not an email address")
+    from sqlalchemy.exc import IntegrityError
+
+    from shopsvc.sql import auth as auth_sql
+    from shopsvc.sql import auth_writes as auth_writes_sql
+    from shopsvc.sql.tables import utc_now
+
     values = {
         "login": args.login.strip(),
         "email": args.email.strip(),
@@ -105,6 +97,9 @@ def cmd_create_user(engine: Engine, settings: Settings, args: argparse.Namespace
 
 def _customer_created(conn: Connection, settings: Settings, user_id: int) -> None:
     """``customer.created`` (and its hooks) for a new customer, in the transaction creating it."""
+    from shopsvc.domain.events import EventSet
+    from shopsvc.sql import deliveries as deliveries_sql
+
     events = EventSet()
     events.record("customer", user_id, "created", ["shop_created_customer", "shop_new_customer"])
     source = settings.public_url or "http://localhost"
@@ -112,6 +107,11 @@ def _customer_created(conn: Connection, settings: Settings, user_id: int) -> Non
 
 
 def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    from shopsvc.auth.keys import issue_key
+    from shopsvc.sql import auth as auth_sql
+    from shopsvc.sql import auth_writes as auth_writes_sql
+    from shopsvc.sql.tables import utc_now
+
     with engine.begin() as conn:
         user = auth_sql.user_by_login(conn, args.user)
         if user is None:
@@ -129,6 +129,8 @@ def cmd_create_key(engine: Engine, settings: Settings, args: argparse.Namespace)
 
 def cmd_list_keys(engine: Engine, settings: Settings, args: argparse.Namespace) -> list[Record]:
     """Every key (or one user's), oldest first; never the secret nor the key itself."""
+    from shopsvc.sql import auth as auth_sql
+
     with engine.connect() as conn:
         user_id = None
         if args.user is not None:
@@ -153,6 +155,8 @@ def cmd_list_keys(engine: Engine, settings: Settings, args: argparse.Namespace) 
 
 
 def cmd_revoke_key(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
+    from shopsvc.sql import auth_writes as auth_writes_sql
+
     with engine.begin() as conn:
         if not auth_writes_sql.delete_key(conn, args.key_id):
             raise UsageError(f"no key with id {args.key_id}")
@@ -168,6 +172,11 @@ def cmd_add_review(engine: Engine, settings: Settings, args: argparse.Namespace)
         raise UsageError("--reviewer-name must not be empty")
     if "@" not in args.reviewer_email:
         raise UsageError(f"--reviewer-email {args.reviewer_email!r} is not an email address")
+    from shopsvc.sql import products as products_sql
+    from shopsvc.sql import review_writes as review_writes_sql
+    from shopsvc.sql import reviews as reviews_sql
+    from shopsvc.sql.tables import utc_now
+
     now = utc_now()
     with engine.begin() as conn:
         product = products_sql.product_kind(conn, args.product)
@@ -203,6 +212,8 @@ def _serve_metrics(engine: Engine, args: argparse.Namespace) -> tuple[Metrics, A
     """The worker's metrics (docs/metrics.md) served on ``--metrics-address:--metrics-port``."""
     if not 0 < args.metrics_port < 65536:
         raise UsageError("--metrics-port must be a port number (1 to 65535)")
+    from shopsvc.metrics.registry import Metrics
+
     metrics = Metrics()
     metrics.watch_engine(engine)
     try:
@@ -225,6 +236,8 @@ def cmd_worker(engine: Engine, settings: Settings, args: argparse.Namespace) -> 
     metrics over HTTP meanwhile."""
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be at least 1")
+    from shopsvc.delivery.worker import Deliverer
+
     metrics, server = None, None
     if args.metrics_port is not None:
         metrics, server = _serve_metrics(engine, args)
@@ -251,6 +264,8 @@ def cmd_deliveries(engine: Engine, settings: Settings, args: argparse.Namespace)
     """The attempt log, newest first."""
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
+    from shopsvc.sql import deliveries as deliveries_sql
+
     with engine.connect() as conn:
         rows = deliveries_sql.attempts(
             conn, webhook_id=args.webhook, failed=args.failed, limit=args.limit
@@ -275,6 +290,9 @@ def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) 
     """Queue a delivery again, due now (same ``-Delivery-ID``, a new round of attempts): a
     finished one, or a pending one waiting for a retry. One already due with no attempt in its
     round is left as it is; one being sent right now is refused."""
+    from shopsvc.db.engine import write_transaction
+    from shopsvc.sql import deliveries as deliveries_sql
+
     with write_transaction(engine) as conn:
         row = deliveries_sql.get_by_delivery_id(conn, args.delivery_id.strip().lower())
         if row is None:
@@ -308,6 +326,10 @@ def cmd_redeliver(engine: Engine, settings: Settings, args: argparse.Namespace) 
 def cmd_prune_idempotency(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
     """Delete the stored responses of the Idempotency-Keys that have expired (the worker does it
     too, with its other pruning)."""
+    from shopsvc.db.engine import write_transaction
+    from shopsvc.sql import deliveries as deliveries_sql
+    from shopsvc.sql import idempotency_writes as idempotency_writes_sql
+
     with write_transaction(engine) as conn:
         pruned = idempotency_writes_sql.prune(conn, deliveries_sql.now_precise())
     return {"pruned": pruned}
@@ -329,20 +351,6 @@ def cmd_seed(engine: Engine, settings: Settings, args: argparse.Namespace) -> Re
         return seed.run(engine, settings, options)
     except seed.SeedError as exc:
         raise UsageError(str(exc)) from None
-
-
-def _require_schema(engine: Engine, config_uri: str) -> None:
-    """A command other than ``migrate`` needs the latest schema: say so rather than fail on a
-    missing table."""
-    current, head = current_revision(engine), head_revision()
-    if current != head:
-        raise UsageError(
-            f"the database schema is at revision {current or 'none'}, not {head}; "
-            f"run `shopsvc {config_uri} migrate` first"
-        )
-
-
-Command = Callable[[Engine, Settings, argparse.Namespace], Record | list[Record]]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -436,100 +444,98 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--no-progress", action="store_true", help="no progress bars on stderr")
     sub.set_defaults(run=cmd_seed)
 
-    from shopsvc.cli import dba, media  # the DBA's `sql` and `explain`; `media prune|push`
-
-    dba.add_commands(commands)
-    media.add_commands(commands)
+    _add_dba_commands(commands)
+    _add_media_commands(commands)
     return parser
 
 
-def _read_ini(config_uri: str) -> tuple[dict[str, str], str | None]:
-    """The ``[app:main]`` settings and the ini's folder, after setting up the ini's logging
-    (Alembic's INFO lines silenced: a command prints its result, not the migration steps)."""
-    try:
-        setup_logging(config_uri)
-        settings = get_appsettings(config_uri)
-    except KeyError as exc:  # logging.config.fileConfig: a missing section or key
-        raise SetupError(f"cannot read {config_uri}: missing {exc.args[0]!r}") from None
-    except (
-        OSError,
-        LookupError,
-        ValueError,
-        ImportError,
-        configparser.Error,
-        PlasterError,
-    ) as exc:
-        raise SetupError(f"cannot read {config_uri}: {_one_line(exc)}") from None
-    logging.getLogger("alembic").setLevel(logging.WARNING)
-    return dict(settings), getattr(settings, "global_conf", {}).get("here")
+def _later(module: str, name: str) -> Command:
+    """The command ``name`` of ``shopsvc.cli.<module>``, imported when it runs (the DBA's
+    commands load the named queries; the media commands the storage)."""
+
+    def run(engine: Engine, settings: Settings, args: argparse.Namespace) -> Any:
+        command: Command = getattr(importlib.import_module(f"shopsvc.cli.{module}"), name)
+        return command(engine, settings, args)
+
+    return run
 
 
-def _load_settings(app_settings: dict[str, str], here: str | None) -> Settings:
-    try:
-        return load_settings(app_settings, here=here)
-    except SettingsError as exc:
-        message = _one_line(exc)
-        variable = env_name(message.partition(":")[0])
-        origin = f" (from the environment variable {variable})" if variable in os.environ else ""
-        raise SetupError(f"bad setting: {message}{origin}") from None
+def _add_dba_commands(commands: Any) -> None:
+    """``sql`` and ``explain`` (``shopsvc.cli.dba``)."""
+    filter_help = (
+        "a parameter of the query, key=value (repeatable; `sql NAME` lists the keys), "
+        "e.g. --filter status=processing --filter page=5000"
+    )
+    sub = commands.add_parser(
+        "sql", help="list the named SQL queries, or print one as the database compiles it"
+    )
+    sub.add_argument("name", nargs="?", metavar="NAME", help="a named query (none: list them)")
+    sub.add_argument("--filter", action="append", metavar="KEY=VALUE", help=filter_help)
+    sub.set_defaults(run=_later("dba", "cmd_sql"))
+
+    sub = commands.add_parser("explain", help="the database's plan of a named SQL query")
+    sub.add_argument("name", metavar="NAME", help="a named query (see `sql`)")
+    sub.add_argument(
+        "--analyze",
+        action="store_true",
+        help="run it too (PostgreSQL: EXPLAIN (ANALYZE, BUFFERS)); rolled back",
+    )
+    sub.add_argument("--filter", action="append", metavar="KEY=VALUE", help=filter_help)
+    sub.set_defaults(run=_later("dba", "cmd_explain"))
 
 
-def _shown_url(url: str) -> str:
-    """The database URL without its password, for a message."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return "(unparseable)"
+#: ``media prune`` leaves alone what is younger than this (seconds): it may belong to a request
+#: still under way.
+MEDIA_GRACE = 3600
 
 
-def _open_database(settings: Settings) -> Engine:
-    """An engine whose database answers (one connection is tried now)."""
-    url = settings.database_url
-    if not url:
-        raise SetupError("no database: set sqlalchemy.url in the ini or SHOPSVC_DATABASE_URL")
-    try:
-        engine = make_engine(
-            url, lock_timeout=settings.db_lock_timeout, slow_sql_ms=settings.slow_sql_ms
-        )
-    except (ArgumentError, ImportError) as exc:
-        raise SetupError(
-            f"cannot use the database URL {_shown_url(url)}: {_one_line(exc)}"
-        ) from None
-    try:
-        with engine.connect():
-            pass
-    except DBAPIError as exc:
-        engine.dispose()
-        raise SetupError(
-            f"cannot connect to the database {_shown_url(url)}: {_one_line(exc.orig)}"
-        ) from None
-    return engine
+def _add_media_commands(commands: Any) -> None:
+    """``media prune`` and ``media push`` (``shopsvc.cli.media``)."""
+    media = commands.add_parser("media", help="the media storage: prune orphans, push media_dir")
+    actions = media.add_subparsers(dest="media_command", required=True, metavar="ACTION")
+
+    sub = actions.add_parser("prune", help="remove stored images no record uses (either storage)")
+    sub.add_argument(
+        "--older-than",
+        type=int,
+        default=MEDIA_GRACE,
+        metavar="SECONDS",
+        help=f"only images stored at least this long ago ({MEDIA_GRACE})",
+    )
+    sub.add_argument("--dry-run", action="store_true", help="report, remove nothing")
+    sub.set_defaults(run=_later("media", "cmd_prune"))
+
+    sub = actions.add_parser("push", help="copy media_dir into the bucket (media_storage = s3)")
+    sub.add_argument("--dry-run", action="store_true", help="report, copy nothing")
+    sub.set_defaults(run=_later("media", "cmd_push"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from sqlalchemy.exc import InterfaceError, OperationalError
+
+    from shopsvc.cli import config
+
     try:
-        settings = _load_settings(*_read_ini(args.config_uri))
-        engine = _open_database(settings)
+        settings = config.parse_settings(*config.read_ini(args.config_uri))
+        engine = config.open_database(settings)
     except SetupError as exc:
         print(f"shopsvc: {exc}", file=sys.stderr)
         return 2
     try:
         if args.command != "migrate":
             if settings.auto_migrate:
-                migrate(engine)
-            _require_schema(engine, args.config_uri)
+                config.migrate(engine)
+            config.require_schema(engine, args.config_uri)
         run: Command = args.run
         result = run(engine, settings, args)
-    except UsageError as exc:
+    except UsageError as exc:  # a migration that cannot run too
         print(f"shopsvc {args.command}: {exc}", file=sys.stderr)
         return 2
-    except CommandError as exc:  # a migration that cannot run
-        print(f"shopsvc {args.command}: {_one_line(exc)}", file=sys.stderr)
-        return 2
     except (OperationalError, InterfaceError) as exc:  # the database went away, a lock wait
-        print(f"shopsvc {args.command}: database error: {_one_line(exc.orig)}", file=sys.stderr)
+        message = config.one_line(exc.orig)
+        print(f"shopsvc {args.command}: database error: {message}", file=sys.stderr)
         return 2
     finally:
         engine.dispose()

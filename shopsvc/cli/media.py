@@ -22,9 +22,6 @@ from shopsvc.media.storage import StorageError
 from shopsvc.settings import Settings
 
 Record = dict[str, Any]
-#: ``prune`` leaves alone what is younger than this (seconds): it may belong to a request still
-#: under way.
-DEFAULT_GRACE = 3600
 
 
 def cmd_prune(engine: Engine, settings: Settings, args: argparse.Namespace) -> Record:
@@ -53,24 +50,3 @@ def cmd_push(engine: Engine, settings: Settings, args: argparse.Namespace) -> Re
     except OSError as exc:
         path = exc.filename or settings.media_dir
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
-
-
-def add_commands(commands: Any) -> None:
-    """Register ``media prune`` and ``media push`` on the ``shopsvc`` command's subparsers."""
-    media = commands.add_parser("media", help="the media storage: prune orphans, push media_dir")
-    actions = media.add_subparsers(dest="media_command", required=True, metavar="ACTION")
-
-    sub = actions.add_parser("prune", help="remove stored images no record uses (either storage)")
-    sub.add_argument(
-        "--older-than",
-        type=int,
-        default=DEFAULT_GRACE,
-        metavar="SECONDS",
-        help=f"only images stored at least this long ago ({DEFAULT_GRACE})",
-    )
-    sub.add_argument("--dry-run", action="store_true", help="report, remove nothing")
-    sub.set_defaults(run=cmd_prune)
-
-    sub = actions.add_parser("push", help="copy media_dir into the bucket (media_storage = s3)")
-    sub.add_argument("--dry-run", action="store_true", help="report, copy nothing")
-    sub.set_defaults(run=cmd_push)

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, exc
+from sqlalchemy import URL, Connection, Engine, create_engine, event, exc, make_url
 
 from shopsvc.sql.prepared import run_bare
 
@@ -48,6 +48,14 @@ def make_engine(
 
     log_slow_statements(engine, slow_sql_ms)
     return engine
+
+
+def shown_url(url: str | URL) -> str:
+    """A database URL for a log line or a message: its password hidden (``***``)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except exc.ArgumentError:
+        return "(unparseable)"
 
 
 def _make_engine(url: str, lock_timeout: float, **kwargs: Any) -> Engine:

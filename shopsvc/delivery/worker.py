@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from shopsvc.db.engine import write_transaction
+from shopsvc.db.engine import shown_url, write_transaction
 from shopsvc.db.listener import Listener
 from shopsvc.delivery import sender
 from shopsvc.delivery.sender import Clock, Outcome
@@ -120,6 +120,8 @@ class Deliverer:
         self._inflight: dict[Future[Outcome | None], int] = {}
         self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="shopsvc-sender")
         self.thread: threading.Thread | None = None
+        #: Who delivers, as the start line names it (``start_in_process``: the thread in pserve).
+        self.label = "webhook worker"
 
     # --- control
 
@@ -159,8 +161,20 @@ class Deliverer:
             self._pool.shutdown(wait=True)
         return result
 
+    def describe(self) -> str:
+        """What the start line says: the senders, what wakes the worker, the database."""
+        if self.engine.dialect.name == "postgresql":
+            wakes = f"woken by NOTIFY on {sql.CHANNEL} (LISTEN), else every {POLL_SECONDS:g} s"
+        else:
+            wakes = f"looking for due deliveries every {POLL_SECONDS:g} s"
+        return (
+            f"{self.concurrency} senders (at most {self.per_webhook} per webhook), {wakes}, "
+            f"database {shown_url(self.engine.url)}"
+        )
+
     def run(self) -> None:
         """Deliver until :meth:`stop`."""
+        log.info("%s started: %s", self.label, self.describe())
         listener = self._listen()
         prune_at = time.monotonic()
         result = PassResult()
@@ -283,6 +297,7 @@ def start_in_process(
     """A deliverer running in a daemon thread of this process (``deliver_in_process``);
     :meth:`Deliverer.stop` then :meth:`Deliverer.join` end it."""
     deliverer = Deliverer(engine, settings, metrics=metrics)
+    deliverer.label = "webhook delivery thread (shopsvc.webhooks.deliver_in_process)"
     deliverer.thread = threading.Thread(target=deliverer.run, name="shopsvc-deliverer", daemon=True)
     deliverer.thread.start()
     return deliverer

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from shopsvc.auth.policy import issue_key
+from shopsvc.auth.keys import issue_key
 from shopsvc.sql import auth_writes as auth_writes_sql
 from shopsvc.sql.tables import utc_now
 

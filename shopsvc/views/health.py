@@ -15,9 +15,8 @@ from pyramid.config import Configurator
 from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
-from sqlalchemy import Engine, column, inspect, select, table
 
-from shopsvc.db.schema import head_revision
+from shopsvc.db.schema import head_revision, revisions
 from shopsvc.media.backend import storage_of
 from shopsvc.media.storage import StorageError
 from shopsvc.web.rendering import render_json
@@ -26,18 +25,6 @@ log = logging.getLogger(__name__)
 
 HEALTHZ = "/healthz"
 READYZ = "/readyz"
-#: Alembic's record of the schema's revision (read directly: alembic's ``MigrationContext`` logs
-#: two INFO lines each time, and a probe must stay quiet).
-VERSION_TABLE = "alembic_version"
-
-
-def schema_revisions(engine: Engine) -> set[str]:
-    """The revisions the database's schema is at (empty when it was never migrated)."""
-    with engine.connect() as conn:
-        if not inspect(conn).has_table(VERSION_TABLE):
-            return set()
-        versions = table(VERSION_TABLE, column("version_num"))
-        return set(conn.execute(select(versions.c.version_num)).scalars())
 
 
 def _answer(request: Request, status: int, body: dict[str, str]) -> Response:
@@ -60,7 +47,7 @@ def healthz(request: Request) -> Response:
 
 def readyz(request: Request) -> Response:
     try:
-        current = schema_revisions(request.registry.engine)
+        current = revisions(request.registry.engine)
     except Exception as exc:  # any failure to reach the database means "not ready"
         log.warning("readiness: the database is unreachable: %s", exc)
         reason = f"database unreachable ({type(exc).__name__})"

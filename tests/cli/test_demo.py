@@ -16,7 +16,7 @@ from webtest import TestApp
 from shopsvc.cli.main import main
 from shopsvc.media.images import sniff
 from shopsvc.settings import Settings, load_settings
-from shopsvc.sql.tables import order_items, orders, products, users, utc_now
+from shopsvc.sql.tables import order_items, orders, products, users, utc_now, webhook_deliveries
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_totals import recalculate
 from tests.helpers.api import ROOT
@@ -321,6 +321,30 @@ def test_the_demo_store(
     assert all(sniff(path.read_bytes()) is not None for path in files)  # PNGs the shop serves
     src = api.get(f"{ROOT}/products").json["products"][0]["images"][0]["src"]
     assert "/media/seed/product-" in src
+
+
+@pytest.mark.usefixtures("no_ping")
+def test_seeding_fires_no_webhook(
+    engine: sa.Engine,
+    database_url: str,
+    api: TestApp,
+    tmp_path: pathlib.Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The demo data is written as rows, not through the API's writers: active webhooks on
+    every topic it touches get no delivery (docs/cli.md "Demo data")."""
+    topics = ("order.created", "product.created", "customer.created", "action.shop_new_customer")
+    for topic in topics:
+        hook = {"name": topic, "topic": topic, "delivery_url": "http://127.0.0.1:9/hook"}
+        assert api.post_json(f"{ROOT}/webhooks", {"webhook": hook}, status=201)
+    with engine.connect() as conn:
+        before = conn.execute(sa.select(sa.func.count()).select_from(webhook_deliveries)).scalar()
+    made = _small(_ini(tmp_path, database_url), capsys)
+    assert (made["products"], made["customers"], made["orders"]) == (PRODUCTS, CUSTOMERS, ORDERS)
+    with engine.connect() as conn:
+        after = conn.execute(sa.select(sa.func.count()).select_from(webhook_deliveries)).scalar()
+    assert after == before
+    assert api.get(f"{ROOT}/webhooks/count").json == {"count": len(topics)}
 
 
 @pytest.mark.parametrize(

@@ -249,7 +249,8 @@ def test_unknown_path_is_no_route(api: TestApp) -> None:
 
 
 def test_paths_outside_the_api_root_are_no_route(app: TestApp) -> None:
-    for path in ("/", "/webhooks", "/shop-api/v2/webhooks", f"{ROOT}x/webhooks"):
+    # but the server's root, GET / (tests/web/test_home.py)
+    for path in ("/nothing", "/webhooks", "/shop-api/v2/webhooks", f"{ROOT}x/webhooks"):
         assert app.get(path, status=404).json == NO_ROUTE
 
 
