@@ -36,8 +36,10 @@ from tests.helpers.orders import URL as ORDERS
 from tests.helpers.receivers import Answer, Receiver, closed, free_port, held, redirect, slow
 
 #: Retries due at once and short sends: a test makes each attempt with one more pass.
-#: For the tests whose receiver holds a request until told: no send times out meanwhile.
-HELD = {"shopsvc.webhooks.timeout": "5"}
+#: For the tests whose receiver holds a request until told: no send times out meanwhile, even
+#: on a loaded machine (each test releases its receiver; 5 s was seen to run out under load,
+#: turning the held send into a failed attempt and its delivery into a retry not yet due).
+HELD = {"shopsvc.webhooks.timeout": "30"}
 SIGNATURE = "X-Shop-Webhook-Signature"
 #: The webhook headers of a delivery, in the order the sender sets them.
 WEBHOOK_HEADERS = [
