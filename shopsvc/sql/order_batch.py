@@ -13,7 +13,7 @@ a rolled-back savepoint used, so there the rows take the next ids in input order
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -24,9 +24,12 @@ from sqlalchemy import (
     Integer,
     Table,
     bindparam,
+    case,
     func,
+    literal,
     select,
     text,
+    union_all,
     update,
 )
 
@@ -132,41 +135,73 @@ def as_stored_item(conn: Connection, row: Row) -> Row:
 # --- writes
 
 
-def _reserve(conn: Connection, table: Table, count: int) -> list[int]:
-    """The next ``count`` ids of ``table``, ascending: PostgreSQL's ``nextval`` of its sequence;
-    on SQLite the ids ``AUTOINCREMENT`` hands out next (the request's write transaction holds
-    the database, so nobody else takes them before the insert)."""
+def _reserve(conn: Connection, counts: Mapping[str, int]) -> dict[str, list[int]]:
+    """The next ``count`` ids of each table (by name), ascending, in one statement:
+    PostgreSQL's ``nextval`` of each sequence; on SQLite the ids ``AUTOINCREMENT`` hands out
+    next (the request's write transaction holds the database, so nobody else takes them before
+    the inserts)."""
+    asked = {name: count for name, count in counts.items() if count}
+    if not asked:
+        return {}
     if conn.dialect.name == "postgresql":
-        statement = text(
-            "SELECT nextval(pg_get_serial_sequence(:table, 'id')) FROM generate_series(1, :n)"
+        parts = [
+            select(
+                literal(name).label("t"),
+                func.nextval(func.pg_get_serial_sequence(name, "id")).label("id"),
+            ).select_from(func.generate_series(1, count).alias())
+            for name, count in asked.items()
+        ]
+        found: dict[str, list[int]] = {name: [] for name in asked}
+        for name, new_id in conn.execute(union_all(*parts)):
+            found[name].append(int(new_id))
+        return {name: sorted(ids) for name, ids in found.items()}
+    columns = []
+    for name in asked:
+        table = TABLES[name]
+        stored = (
+            select(text("seq"))
+            .select_from(text("sqlite_sequence"))
+            .where(text(f"name = '{table.name}'"))
+            .scalar_subquery()
         )
-        found = conn.execute(statement, {"table": table.name, "n": count}).scalars()
-        return sorted(int(i) for i in found)
-    stored = select(text("seq")).select_from(text("sqlite_sequence")).where(text("name = :table"))
-    highest = select(
-        func.max(
-            func.coalesce(stored.scalar_subquery(), 0),
-            func.coalesce(select(func.max(table.c.id)).scalar_subquery(), 0),
-        )
-    )
-    first = int(conn.execute(highest, {"table": table.name}).scalar_one()) + 1
-    return list(range(first, first + count))
+        highest = select(func.max(table.c.id)).scalar_subquery()
+        columns.append(func.max(func.coalesce(stored, 0), func.coalesce(highest, 0)).label(name))
+    row = conn.execute(select(*columns)).one()
+    return {
+        name: list(range(int(first) + 1, int(first) + 1 + asked[name]))
+        for name, first in zip(asked, row, strict=True)
+    }
 
 
-def insert_rows(conn: Connection, name: str, slots: Sequence[Row | None]) -> None:
-    """Insert the rows of ``slots`` in their order with the ids a one-by-one run gives them
-    (set as each row's ``id``), in one statement; a None slot is an id such a run would have
-    used up on PostgreSQL, and is used up here too (SQLite's rolled-back savepoints use none)."""
-    table = TABLES[name]
-    rows = [row for row in slots if row is not None]
+def insert_tables(
+    conn: Connection,
+    slots: Mapping[str, Sequence[Row | None]],
+    parents: Iterable[str],
+    link: Callable[[], None],
+) -> None:
+    """Insert each table's rows of ``slots`` (parents first) in their order with the ids a
+    one-by-one run gives them, one statement per table; a None slot is an id such a run would
+    have used up on PostgreSQL, and is used up here too (SQLite's rolled-back savepoints use
+    none). The ids are drawn first, all tables in one statement, for the tables of ``parents``
+    (whose ids their children's links need; set as each row's ``id``) and for those with
+    used-up ids; the other tables' rows take theirs as they are inserted, in the same order.
+    ``link()`` runs before each table's insert (it sets the children's links)."""
     postgres = conn.dialect.name == "postgresql"
-    taking = slots if postgres else rows
-    if not rows and not (postgres and slots):
-        return
-    for row, new_id in zip(taking, _reserve(conn, table, len(taking)), strict=True):
-        if row is not None:
-            row["id"] = new_id
-    insert_all(conn, table, rows)
+    needed = set(parents)
+    counts = {}
+    for name, rows in slots.items():
+        burnt = postgres and any(row is None for row in rows)
+        if rows and (name in needed or burnt):
+            counts[name] = len(rows) if postgres else sum(1 for row in rows if row is not None)
+    reserved = _reserve(conn, counts)
+    for name, rows in slots.items():
+        taking = rows if postgres else [row for row in rows if row is not None]
+        for row, new_id in zip(taking, reserved.get(name, ()), strict=False):
+            if row is not None:
+                row["id"] = new_id
+    for name, rows in slots.items():
+        link()
+        insert_all(conn, TABLES[name], [row for row in rows if row is not None])
 
 
 def insert_many(conn: Connection, table: Table, rows: Sequence[Row]) -> None:
@@ -207,25 +242,27 @@ def update_profiles(conn: Connection, rows: Sequence[Row]) -> None:
     conn.execute(statement, [{f"_{k}": v for k, v in row.items()} for row in rows])
 
 
-def update_stock(conn: Connection, rows: Iterable[tuple[int, int | None, str]]) -> None:
-    """``(product id, quantity, status)``: the stock a bulk's moves leave."""
-    params = [{"_id": i, "_quantity": q, "_status": s} for i, q, s in rows]
-    if params:
-        statement = (
-            update(products)
-            .where(products.c.id == bindparam("_id"))
-            .values(stock_quantity=bindparam("_quantity"), stock_status=bindparam("_status"))
+def update_products(
+    conn: Connection, rows: Iterable[tuple[int, int | None, str | None, int]]
+) -> None:
+    """``(product id, quantity, status, sales delta)``: the stock a bulk's moves leave (a None
+    status: the stock is not changed) and the sales to add to ``total_sales``, one statement."""
+    params = [
+        {"_id": i, "_moved": s is not None, "_quantity": q, "_status": s, "_delta": d}
+        for i, q, s, d in rows
+    ]
+    if not params:
+        return
+    moved = bindparam("_moved", type_=Boolean())
+    quantity = bindparam("_quantity", type_=Integer())
+    status = bindparam("_status", type_=products.c.stock_status.type)
+    statement = (
+        update(products)
+        .where(products.c.id == bindparam("_id"))
+        .values(
+            stock_quantity=case((moved, quantity), else_=products.c.stock_quantity),
+            stock_status=case((moved, status), else_=products.c.stock_status),
+            total_sales=products.c.total_sales + bindparam("_delta"),
         )
-        conn.execute(statement, params)
-
-
-def add_total_sales(conn: Connection, deltas: Iterable[tuple[int, int]]) -> None:
-    """``(product id, delta)``: add each delta to the product's ``total_sales``."""
-    params = [{"_id": i, "_delta": d} for i, d in deltas]
-    if params:
-        statement = (
-            update(products)
-            .where(products.c.id == bindparam("_id"))
-            .values(total_sales=products.c.total_sales + bindparam("_delta"))
-        )
-        conn.execute(statement, params)
+    )
+    conn.execute(statement, params)

@@ -12,6 +12,7 @@ Nothing here changes a row: the writes are in ``sql.order_writes`` and ``sql.ord
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -22,12 +23,15 @@ from sqlalchemy import (
     select,
 )
 
+from shopsvc.sql import taxes as taxes_sql
+from shopsvc.sql.bundle import Bundle, ids_in
 from shopsvc.sql.tables import (
     customer_profiles,
     order_items,
     orders,
     products,
     tax_classes,
+    tax_rate_locations,
     users,
     variation_attributes,
 )
@@ -245,3 +249,48 @@ def variation_values(conn: Connection, variation_ids: Sequence[int]) -> list[Row
         variation_attributes.c.value,
     ).where(variation_attributes.c.variation_id.in_(sorted(set(variation_ids))))
     return [dict(row) for row in conn.execute(query).mappings()]
+
+
+def plan_reads(
+    conn: Connection, user_ids: Sequence[int], order_ids: Sequence[int], taxes: bool
+) -> dict[str, list[Row]]:
+    """What a plan reads besides the locked rows, in one statement (none when nothing is
+    asked): ``users`` (as :func:`users_with_profiles`), ``items`` (every item of the orders
+    ``order_ids``, by order then id), and with ``taxes`` every tax rate (``rates``, by order
+    then id), their ``locations`` and the store's tax class slugs (``classes``, as
+    :func:`tax_class_slugs`)."""
+    asked = (bool(user_ids), bool(order_ids), taxes)
+    if not any(asked):
+        return {}
+    params = {"user_ids": sorted(set(user_ids)), "order_ids": sorted(set(order_ids))}
+    return _plan_bundle(*asked).run(conn, params)
+
+
+@functools.cache
+def _plan_bundle(users_part: bool, items_part: bool, taxes: bool) -> Bundle:
+    parts: dict[str, Any] = {}
+    if users_part:
+        parts["users"] = (
+            select(
+                users.c.id, users.c.email, customer_profiles.c.billing, customer_profiles.c.shipping
+            )
+            .select_from(
+                users.outerjoin(customer_profiles, customer_profiles.c.user_id == users.c.id)
+            )
+            .where(ids_in(users.c.id, "user_ids"))
+        )
+    if items_part:
+        parts["items"] = (
+            select(order_items)
+            .where(ids_in(order_items.c.order_id, "order_ids"))
+            .order_by(order_items.c.order_id, order_items.c.id)
+        )
+    if taxes:
+        parts["rates"] = taxes_sql.rates_query()
+        parts["locations"] = select(
+            tax_rate_locations.c.tax_rate_id,
+            tax_rate_locations.c.location_type,
+            tax_rate_locations.c.code,
+        ).order_by(tax_rate_locations.c.tax_rate_id, tax_rate_locations.c.id)
+        parts["classes"] = select(tax_classes.c.slug).order_by(tax_classes.c.name, tax_classes.c.id)
+    return Bundle(parts)

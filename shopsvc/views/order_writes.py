@@ -19,6 +19,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
+from shopsvc.errors import Sequential
 from shopsvc.loaders.orders import ORDERS, order_id_is_invalid
 from shopsvc.records.orders import options_from_filters, order_record, order_records
 from shopsvc.sql import orders as orders_sql
@@ -45,6 +46,10 @@ def _record(request: Request, order_id: int) -> dict[str, Any]:
 
 
 def _create(request: Request, data: Any) -> int:
+    try:
+        return _batch(request).write_one(data)
+    except Sequential:
+        pass
     clean = validation.clean_order(data, create=True)
     return writer.create_order(request.write_context, clean, client_of(request))
 
@@ -52,6 +57,11 @@ def _create(request: Request, data: Any) -> int:
 def _edit(request: Request, order_id: int, data: Any) -> None:
     """The shared record validation, except that an order that does not exist is the spec's
     400 ``shop_api_invalid_order_id`` (decisions.md §6), then the fields and the writer."""
+    try:
+        _batch(request).write_one(data, order_id)
+        return
+    except Sequential:
+        pass
     ORDERS.check_id(order_id)
     if orders_sql.get_order_row(request.db, order_id) is None:
         raise order_id_is_invalid()

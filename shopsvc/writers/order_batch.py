@@ -51,6 +51,7 @@ from shopsvc.loaders.orders import ORDERS, order_id_is_invalid
 from shopsvc.sql import order_batch as sql
 from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql.orders import PAID_STATUSES as PAID
+from shopsvc.sql.taxes import with_locations
 from shopsvc.validation import orders as validation
 from shopsvc.validation.orders import ARRAYS, OrderInput
 from shopsvc.validation.types import MAX_INT
@@ -58,7 +59,7 @@ from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_items import new_coupon, new_fee, new_line, new_shipping
 from shopsvc.writers.order_plan import Plan, PlannedOrder, Scratch, element_order_id
 from shopsvc.writers.order_status import PAYABLE, REDUCING, RESTORING
-from shopsvc.writers.order_totals import compute_totals, tax_item_values, tax_rates
+from shopsvc.writers.order_totals import compute_totals, rate_rules, tax_item_values
 from shopsvc.writers.orders import (
     Client,
     cannot_create_status,
@@ -118,14 +119,32 @@ class OrderBatch:
         self._passed = 0
         #: each element's clean fields (or the error of its validation), by ``id(element)``
         self._cleaned: dict[int, OrderInput | ApiError] = {}
+        #: a single write's target (None: a create), by ``id(element)``; a bulk element's
+        #: target is its ``id`` field
+        self._targets: dict[int, int | None] = {}
+
+    def write_one(self, element: Any, order_id: int | None = None) -> int:
+        """A single create (``order_id`` None) or edit of ``order_id`` as a batch of one:
+        every check, then the writes; the order's id. Raises the element's :class:`ApiError`
+        before anything is written, or :class:`Sequential` for what the plan cannot write."""
+        self._targets[id(element)] = order_id
+        self.prepare([element])
+        plan = self.plan(element)
+        return self.write([plan])[0]
+
+    def _target(self, element: Any) -> int | None:
+        """The order the element edits (None: it creates one)."""
+        if id(element) in self._targets:
+            return self._targets[id(element)]
+        return element_order_id(element) or None
 
     # --- prepare
 
     def prepare(self, elements: Sequence[Any]) -> None:
         """Load what every plan reads: the edited orders and their lines, the customers, the
         products the lines name (by id or SKU) with their families, the tax rates and classes."""
-        if self.expand_products:
-            raise Sequential
+        if self.expand_products and not self._targets:
+            raise Sequential  # records show the stock as it was after each element
         edit_ids: list[int] = []
         customer_ids: set[int] = set()
         product_ids: set[int] = set()
@@ -136,17 +155,17 @@ class OrderBatch:
                 continue
             self._remaining += 1
             try:
-                order_id = element_order_id(element)
+                order_id = self._target(element)
             except ApiError:
                 continue
-            if order_id:
+            if order_id is not None:
                 if order_id in edit_ids:
                     raise Sequential  # two elements on one order
                 edit_ids.append(order_id)
             else:
                 creates = True
             try:
-                clean = validation.clean_order(element, create=not order_id)
+                clean = validation.clean_order(element, create=order_id is None)
             except ApiError as exc:
                 self._cleaned[id(element)] = exc
                 continue
@@ -162,21 +181,23 @@ class OrderBatch:
         self._orders = {row["id"]: row for row in order_lookups_sql.lock_orders(conn, edit_ids)}
         if creates and set(edit_ids) - set(self._orders):
             self._highest_order = order_lookups_sql.highest_order_id(conn)
-        for line in order_lookups_sql.line_items(conn, list(self._orders)):
-            self._lines.setdefault(line["order_id"], []).append(line)
-            product_ids.add(line["variation_id"] or line["product_id"] or 0)
         customer_ids.update(row["customer_id"] for row in self._orders.values())
-        customer_ids.discard(0)
-        self._users = {
-            row["id"]: row
-            for row in order_lookups_sql.users_with_profiles(
-                conn, [i for i in customer_ids if 0 < i <= MAX_INT]
-            )
-        }
+        found = order_lookups_sql.plan_reads(
+            conn,
+            user_ids=[i for i in customer_ids if 0 < i <= MAX_INT],
+            order_ids=list(self._orders),
+            taxes=creates,
+        )
+        for item in found.get("items", []):
+            if item["item_type"] == "line_item":
+                self._lines.setdefault(item["order_id"], []).append(item)
+                product_ids.add(item["variation_id"] or item["product_id"] or 0)
+        self._users = {row["id"]: row for row in found.get("users", [])}
         self._load_products(sorted(i for i in product_ids if 0 < i <= MAX_INT), sorted(skus))
         if creates:
-            self._rates = tax_rates(self.ctx)
-            self._classes = order_lookups_sql.tax_class_slugs(conn)
+            rates = with_locations(found["rates"], [tuple(r.values()) for r in found["locations"]])
+            self._rates = rate_rules(rates)
+            self._classes = tuple(row["slug"] for row in found["classes"])
 
     def _load_products(self, product_ids: list[int], skus: list[str]) -> None:
         conn = self.ctx.conn
@@ -232,11 +253,11 @@ class OrderBatch:
 
     def plan(self, element: Row) -> Plan:
         scratch = Scratch()
-        order_id = 0
+        order_id: int | None = None
         self._remaining -= 1
         try:
-            order_id = element_order_id(element)
-            if order_id:
+            order_id = self._target(element)
+            if order_id is not None:
                 order = self._plan_edit(scratch, order_id, element)
             else:
                 order = self._plan_create(scratch, element)
@@ -248,9 +269,9 @@ class OrderBatch:
             if not self._remaining and not self._passed:
                 self._take_ids()  # no write follows: take what the failed elements took
             raise
-        self._commit(scratch, order, edit=bool(order_id))
+        self._commit(scratch, order, edit=order_id is not None)
         self._passed += 1
-        return Plan(order.row, scratch.events, edit=bool(order_id))
+        return Plan(order.row, scratch.events, edit=order_id is not None)
 
     def _commit(self, scratch: Scratch, order: PlannedOrder, edit: bool) -> None:
         changed = self._customers_changed(scratch, order, edit)
@@ -614,11 +635,14 @@ class OrderBatch:
             key = rules.new_order_key()
             if row is not None:
                 row["order_key"] = key
-        for table in sql.TABLES:  # parents first: a child's link is set once its parent has an id
-            for child, fk, parent in self._links:
-                if "id" in parent:
-                    child[fk] = parent["id"]
-            sql.insert_rows(self.ctx.conn, table, self._slots[table])
+        parents = [sql.ORDERS, sql.ITEMS] if self._slots[sql.ITEM_META] else [sql.ORDERS]
+        sql.insert_tables(self.ctx.conn, self._slots, parents, self._link)
+
+    def _link(self) -> None:
+        """Set each child row's link to its parent once the parent has an id."""
+        for child, fk, parent in self._links:
+            if "id" in parent:
+                child[fk] = parent["id"]
 
     def write(self, plans: Sequence[Plan]) -> list[int]:
         conn = self.ctx.conn
@@ -626,14 +650,19 @@ class OrderBatch:
         edits = [plan.row for plan in plans if plan.edit]
         sql.update_orders(conn, edits)
         self._write_profiles()
-        changed = [
-            (i, row["stock_quantity"], row["stock_status"])
-            for i, row in sorted(self._stock.items())
+        changed = {
+            i: (row["stock_quantity"], row["stock_status"])
+            for i, row in self._stock.items()
             if (row["stock_quantity"], row["stock_status"])
             != (self._products[i]["stock_quantity"], self._products[i]["stock_status"])
-        ]
-        sql.update_stock(conn, changed)
-        sql.add_total_sales(conn, sorted(self._sales.items()))
+        }
+        sql.update_products(
+            conn,
+            [
+                (i, *changed.get(i, (None, None)), self._sales.get(i, 0))
+                for i in sorted(set(changed) | set(self._sales))
+            ],
+        )
         for plan in plans:
             for resource, ref, event, actions in plan.events:
                 record_id = ref["id"] if isinstance(ref, dict) else ref

@@ -50,6 +50,12 @@ def order_tax_address(settings: Settings, order: Row) -> Address:
 
 def tax_rates(ctx: WriteContext) -> list[TaxRate]:
     """Every stored tax rate, as the tax rules take them."""
+    return rate_rules(taxes_sql.get_rates(ctx.conn))
+
+
+def rate_rules(rows: list[Row]) -> list[TaxRate]:
+    """The stored rates ``rows`` (``sql.taxes``'s, with their locations) as the tax rules
+    take them."""
     return [
         TaxRate(
             id=row["id"],
@@ -65,7 +71,7 @@ def tax_rates(ctx: WriteContext) -> list[TaxRate]:
             postcodes=tuple(row["postcodes"]),
             cities=tuple(row["cities"]),
         )
-        for row in taxes_sql.get_rates(ctx.conn)
+        for row in rows
     ]
 
 
