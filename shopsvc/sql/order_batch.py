@@ -25,6 +25,7 @@ from sqlalchemy import (
     Table,
     bindparam,
     case,
+    delete,
     func,
     literal,
     select,
@@ -40,6 +41,7 @@ from shopsvc.sql.tables import (
     order_item_meta,
     order_items,
     order_notes,
+    order_refunds,
     orders,
     products,
 )
@@ -47,7 +49,18 @@ from shopsvc.sql.tables import (
 Row = dict[str, Any]
 #: The tables a bulk inserts into, parents first, by name.
 ORDERS, ITEMS, ITEM_META, NOTES = "orders", "order_items", "order_item_meta", "order_notes"
-TABLES = {ORDERS: orders, ITEMS: order_items, ITEM_META: order_item_meta, NOTES: order_notes}
+REFUNDS = "order_refunds"
+TABLES = {
+    ORDERS: orders,
+    ITEMS: order_items,
+    ITEM_META: order_item_meta,
+    NOTES: order_notes,
+    REFUNDS: order_refunds,
+}
+#: The columns of a stored item a plan may change (all written back: the order is locked).
+ITEM_EDITABLE = tuple(
+    column.name for column in order_items.c if column.name not in ("id", "order_id", "item_type")
+)
 #: The columns an edit may change (all written back, changed or not: the rows are locked).
 EDITABLE = tuple(
     column.name
@@ -60,13 +73,6 @@ EDITABLE = tuple(
         "prices_include_tax",
         "customer_ip",
         "customer_user_agent",
-        "discount_total",
-        "discount_tax",
-        "shipping_total",
-        "shipping_tax",
-        "cart_tax",
-        "total_tax",
-        "total",
     )
 )
 
@@ -108,6 +114,11 @@ def new_item_row(values: Row) -> Row:
 def check_item_amounts(values: Row) -> None:
     """``sql.order_writes.insert_item``'s and ``update_item``'s range check of the amounts."""
     check_amounts(order_items, [values], "order")
+
+
+def check_refund_amount(values: Row) -> None:
+    """``sql.order_refund_writes.insert_refund``'s range check of the amount."""
+    check_amounts(order_refunds, [values], "order_refund")
 
 
 def check_order_amounts(values: Row) -> None:
@@ -220,6 +231,25 @@ def update_orders(conn: Connection, rows: Sequence[Row]) -> None:
     )
     params = [{f"_{name}": row[name] for name in (*EDITABLE, "id")} for row in rows]
     conn.execute(statement, params)
+
+
+def update_items(conn: Connection, rows: Sequence[Row]) -> None:
+    """Store the :data:`ITEM_EDITABLE` columns of each stored item row (by its ``id``)."""
+    if not rows:
+        return
+    statement = (
+        update(order_items)
+        .where(order_items.c.id == bindparam("_id"))
+        .values({name: bindparam(f"_{name}") for name in ITEM_EDITABLE})
+    )
+    params = [{f"_{name}": row[name] for name in (*ITEM_EDITABLE, "id")} for row in rows]
+    conn.execute(statement, params)
+
+
+def delete_items(conn: Connection, item_ids: Sequence[int]) -> None:
+    """Delete these items (their meta goes with them: ``ON DELETE CASCADE``)."""
+    if item_ids:
+        conn.execute(delete(order_items).where(order_items.c.id.in_(sorted(item_ids))))
 
 
 def insert_profiles(conn: Connection, rows: Sequence[Row]) -> None:

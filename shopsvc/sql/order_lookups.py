@@ -28,6 +28,7 @@ from shopsvc.sql.bundle import Bundle, ids_in
 from shopsvc.sql.tables import (
     customer_profiles,
     order_items,
+    order_refunds,
     orders,
     products,
     tax_classes,
@@ -252,14 +253,18 @@ def variation_values(conn: Connection, variation_ids: Sequence[int]) -> list[Row
 
 
 def plan_reads(
-    conn: Connection, user_ids: Sequence[int], order_ids: Sequence[int], taxes: bool
+    conn: Connection,
+    user_ids: Sequence[int],
+    order_ids: Sequence[int],
+    taxes: bool,
+    refunds: bool = False,
 ) -> dict[str, list[Row]]:
     """What a plan reads besides the locked rows, in one statement (none when nothing is
     asked): ``users`` (as :func:`users_with_profiles`), ``items`` (every item of the orders
-    ``order_ids``, by order then id), and with ``taxes`` every tax rate (``rates``, by order
-    then id), their ``locations`` and the store's tax class slugs (``classes``, as
-    :func:`tax_class_slugs`)."""
-    asked = (bool(user_ids), bool(order_ids), taxes)
+    ``order_ids``, by order then id), with ``refunds`` their refunds' ``order_id`` and
+    ``amount``, and with ``taxes`` every tax rate (``rates``, by order then id), their
+    ``locations`` and the store's tax class slugs (``classes``, as :func:`tax_class_slugs`)."""
+    asked = (bool(user_ids), bool(order_ids), taxes, bool(order_ids) and refunds)
     if not any(asked):
         return {}
     params = {"user_ids": sorted(set(user_ids)), "order_ids": sorted(set(order_ids))}
@@ -267,7 +272,7 @@ def plan_reads(
 
 
 @functools.cache
-def _plan_bundle(users_part: bool, items_part: bool, taxes: bool) -> Bundle:
+def _plan_bundle(users_part: bool, items_part: bool, taxes: bool, refunds: bool) -> Bundle:
     parts: dict[str, Any] = {}
     if users_part:
         parts["users"] = (
@@ -284,6 +289,12 @@ def _plan_bundle(users_part: bool, items_part: bool, taxes: bool) -> Bundle:
             select(order_items)
             .where(ids_in(order_items.c.order_id, "order_ids"))
             .order_by(order_items.c.order_id, order_items.c.id)
+        )
+    if refunds:
+        parts["refunds"] = (
+            select(order_refunds.c.order_id, order_refunds.c.amount)
+            .where(ids_in(order_refunds.c.order_id, "order_ids"))
+            .order_by(order_refunds.c.id)
         )
     if taxes:
         parts["rates"] = taxes_sql.rates_query()

@@ -53,13 +53,13 @@ from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql.orders import PAID_STATUSES as PAID
 from shopsvc.sql.taxes import with_locations
 from shopsvc.validation import orders as validation
-from shopsvc.validation.orders import ARRAYS, OrderInput
+from shopsvc.validation.orders import OrderInput
 from shopsvc.validation.types import MAX_INT
 from shopsvc.writers.context import WriteContext
-from shopsvc.writers.order_items import new_coupon, new_fee, new_line, new_shipping
+from shopsvc.writers.order_arrays import plan_arrays, plan_totals
 from shopsvc.writers.order_plan import Plan, PlannedOrder, Scratch, element_order_id
-from shopsvc.writers.order_status import PAYABLE, REDUCING, RESTORING
-from shopsvc.writers.order_totals import compute_totals, rate_rules, tax_item_values
+from shopsvc.writers.order_status import PAYABLE, REDUCING, REFUND_REASON, RESTORING
+from shopsvc.writers.order_totals import rate_rules
 from shopsvc.writers.orders import (
     Client,
     cannot_create_status,
@@ -93,7 +93,8 @@ class OrderBatch:
         self.now = ctx.now
         # loaded by prepare
         self._orders: dict[int, Row] = {}
-        self._lines: dict[int, list[Row]] = {}
+        self._items: dict[int, list[Row]] = {}
+        self._refunded: dict[int, Decimal] = {}
         self._users: dict[int, Row] = {}
         self._products: dict[int, Row] = {}
         self._covered: set[int] = set()
@@ -110,6 +111,8 @@ class OrderBatch:
         self._stock: dict[int, Row] = {}
         self._sales: dict[int, int] = {}
         self._profiles: dict[int, dict[str, Any]] = {}
+        self._item_updates: dict[int, Row] = {}
+        self._item_deletes: list[int] = []
         #: the customers the records of the plans so far show
         self._shown: set[int] = set()
         self._edited: set[int] = set()
@@ -149,7 +152,7 @@ class OrderBatch:
         customer_ids: set[int] = set()
         product_ids: set[int] = set()
         skus: set[str] = set()
-        creates = False
+        creates = totals = refunds = False
         for element in elements:
             if not isinstance(element, dict):
                 continue
@@ -170,6 +173,8 @@ class OrderBatch:
                 self._cleaned[id(element)] = exc
                 continue
             self._cleaned[id(element)] = clean
+            totals = totals or order_id is None or bool(clean.items)
+            refunds = refunds or (order_id is not None and clean.status == "refunded")
             if clean.customer_id:
                 customer_ids.add(clean.customer_id)
             for item in clean.items.get("line_items", []):
@@ -186,15 +191,19 @@ class OrderBatch:
             conn,
             user_ids=[i for i in customer_ids if 0 < i <= MAX_INT],
             order_ids=list(self._orders),
-            taxes=creates,
+            taxes=totals,
+            refunds=refunds,
         )
         for item in found.get("items", []):
+            self._items.setdefault(item["order_id"], []).append(item)
             if item["item_type"] == "line_item":
-                self._lines.setdefault(item["order_id"], []).append(item)
                 product_ids.add(item["variation_id"] or item["product_id"] or 0)
+        for refund in found.get("refunds", []):
+            before = self._refunded.get(refund["order_id"], _ZERO)
+            self._refunded[refund["order_id"]] = before + Decimal(refund["amount"])
         self._users = {row["id"]: row for row in found.get("users", [])}
         self._load_products(sorted(i for i in product_ids if 0 < i <= MAX_INT), sorted(skus))
-        if creates:
+        if totals:
             rates = with_locations(found["rates"], [tuple(r.values()) for r in found["locations"]])
             self._rates = rate_rules(rates)
             self._classes = tuple(row["slug"] for row in found["classes"])
@@ -291,6 +300,8 @@ class OrderBatch:
         for product_id, delta in scratch.sales.items():
             self._sales[product_id] = self._sales.get(product_id, 0) + delta
         self._profiles.update(scratch.profiles)
+        self._item_updates.update(scratch.updated_items)
+        self._item_deletes.extend(scratch.deleted_items)
 
     def _customers_changed(self, scratch: Scratch, order: PlannedOrder, edit: bool) -> set[int]:
         """The customers whose block in an order record (profile, orders count, total spent,
@@ -337,8 +348,8 @@ class OrderBatch:
         order = PlannedOrder(row, [])
         self._addresses(s, order, clean)
         self._fill_billing_email(order)
-        items = self._new_items(s, order, clean)
-        self._totals(s, order, items)
+        plan_arrays(self.ctx, self, s, order, clean)
+        plan_totals(self.ctx, s, order, self._rates, self._classes)
         payment = clean.payment
         if payment is not None:
             if not payment.method_id or not payment.method_title:
@@ -368,7 +379,7 @@ class OrderBatch:
         if order_id in self._edited:
             raise Sequential
         row = dict(loaded)
-        order = PlannedOrder(row, self._lines.get(order_id, []))
+        order = PlannedOrder(row, [dict(item) for item in self._items.get(order_id, [])])
         values: Row = {"updated_at": self.now}
         if clean.note is not None:
             values["customer_note"] = clean.note
@@ -378,8 +389,11 @@ class OrderBatch:
             values["customer_id"] = clean.customer_id
         self._addresses(s, order, clean)
         if clean.items:
-            raise Sequential  # item writes and totals of an existing order
-        check_currency(clean)
+            plan_arrays(self.ctx, self, s, order, clean)
+            check_currency(clean)
+            plan_totals(self.ctx, s, order, self._rates, self._classes)
+        else:
+            check_currency(clean)
         if clean.currency is not None:
             values["currency"] = clean.currency
         row.update(values)
@@ -437,7 +451,7 @@ class OrderBatch:
         if current is None:
             user = self._users.get(user_id)
             if user is None:
-                raise Sequential  # a customer id kept after its user was deleted
+                return  # a customer id kept after its user was deleted: no profile to write
             exists = user["billing"] is not None
             current = {
                 "exists": exists,
@@ -461,49 +475,6 @@ class OrderBatch:
         if user is not None and user["email"]:
             row["billing_email"] = user["email"]
 
-    def _new_items(self, s: Scratch, order: PlannedOrder, clean: OrderInput) -> list[Row]:
-        """The new items of a create, in the order ``writers.orders._write_items`` inserts
-        them; their ids are used up as they would be."""
-        items: list[Row] = []
-        for array, kind in ARRAYS.items():
-            for element in clean.items.get(array, []):
-                meta: list[tuple[str, str]] = []
-                if kind == "line_item":
-                    values, meta = new_line(self.ctx, self, element.values)
-                elif kind == "shipping":
-                    values = new_shipping(element.values)
-                elif kind == "fee":
-                    values = new_fee(element.values)
-                else:
-                    values = new_coupon(element.values)
-                sql.check_item_amounts(values)
-                item = s.add(sql.ITEMS, sql.new_item_row(values), order.row, "order_id")
-                items.append(item)
-                if kind == "line_item":
-                    order.lines.append(item)
-                for key, value in meta:
-                    entry = {"meta_key": key, "meta_value": value}
-                    s.add(sql.ITEM_META, entry, item, "item_id")
-        return items
-
-    def _totals(self, s: Scratch, order: PlannedOrder, items: list[Row]) -> None:
-        """``order_totals.recalculate`` of a new order: its items as the database gives them
-        back, the same computation, the same range checks in the same order."""
-        stored = [
-            {**sql.as_stored_item(self.ctx.conn, item), "id": key} for key, item in enumerate(items)
-        ]
-        found = compute_totals(self.ctx.settings, order.row, stored, self._rates, self._classes)
-        for key, values in (*found.lines, *found.shipping, *found.fees):
-            if values:
-                sql.check_item_amounts(values)
-                items[key].update(values)
-        for line in found.tax_lines:
-            values = {"item_type": "tax", "rate_id": line.rate_id, **tax_item_values(line)}
-            sql.check_item_amounts(values)
-            s.add(sql.ITEMS, sql.new_item_row(values), order.row, "order_id")
-        sql.check_order_amounts(found.order)
-        order.row.update(found.order)
-
     def _meta(self, order: PlannedOrder, clean: OrderInput) -> None:
         if not clean.order_meta:
             return
@@ -517,8 +488,6 @@ class OrderBatch:
         old = row["status"]
         if old == new:
             return
-        if new == "refunded":
-            raise Sequential  # writes a refund of the remainder
         row["status"] = new
         row["updated_at"] = self.now
         if new == "completed":
@@ -547,6 +516,25 @@ class OrderBatch:
         elif new in RESTORING and row["stock_reduced"]:
             self._move(s, order, 1)
             row["stock_reduced"] = False
+        elif new == "refunded":
+            self._refund_remainder(s, order)
+
+    def _refund_remainder(self, s: Scratch, order: PlannedOrder) -> None:
+        """Entering refunded refunds what is left of the total (reference §4 step 13): a refund
+        without items (``writers.order_refunds.refund_remainder``)."""
+        row = order.row
+        remaining = Decimal(row["total"]) - self._refunded.get(row.get("id", 0), _ZERO)
+        if remaining <= 0:
+            return
+        refund = {
+            "amount": remaining,
+            "reason": REFUND_REASON,
+            "user_id": None,
+            "created_at": self.now,
+        }
+        sql.check_refund_amount(refund)
+        s.add(sql.REFUNDS, refund, row, "order_id")
+        s.events.append(("order", row, "updated", ["shop_refund_created", "shop_order_refunded"]))
 
     def _payment_complete(self, s: Scratch, order: PlannedOrder, transaction_id: str) -> None:
         row = order.row
@@ -649,6 +637,10 @@ class OrderBatch:
         self._take_ids()
         edits = [plan.row for plan in plans if plan.edit]
         sql.update_orders(conn, edits)
+        sql.delete_items(conn, self._item_deletes)
+        deleted = set(self._item_deletes)
+        updated = sorted(self._item_updates.items())
+        sql.update_items(conn, [row for i, row in updated if i not in deleted])
         self._write_profiles()
         changed = {
             i: (row["stock_quantity"], row["stock_status"])

@@ -234,7 +234,12 @@ def new_line(ctx: WriteContext, catalog: Catalog, values: Row) -> tuple[Row, lis
 
 
 def _update_line(ctx: WriteContext, item: Row, values: Row) -> None:
-    _resolve_product(StoredCatalog(ctx), values, item)
+    sql.update_item(ctx.conn, item["id"], line_changes(StoredCatalog(ctx), item, values))
+
+
+def line_changes(catalog: Catalog, item: Row, values: Row) -> Row:
+    """The checks of an edit of the line ``item`` (reference §9.1) and its changed columns."""
+    _resolve_product(catalog, values, item)
     _check_quantity(values, create=False)
     changes: Row = {}
     subtotal, total = item["subtotal"], item["total"]
@@ -258,7 +263,7 @@ def _update_line(ctx: WriteContext, item: Row, values: Row) -> None:
     for key in ("subtotal_tax", "total_tax"):
         if key in values:
             changes[key] = values[key]
-    sql.update_item(ctx.conn, item["id"], changes)
+    return changes
 
 
 # --- shipping lines
@@ -288,6 +293,11 @@ def new_shipping(values: Row) -> Row:
 
 
 def _update_shipping(ctx: WriteContext, item: Row, values: Row) -> None:
+    sql.update_item(ctx.conn, item["id"], shipping_changes(values))
+
+
+def shipping_changes(values: Row) -> Row:
+    """The checks and changed columns of an edit of a shipping line."""
     _check_shipping_total(values)
     changes: Row = {}
     if "method_id" in values:
@@ -296,7 +306,7 @@ def _update_shipping(ctx: WriteContext, item: Row, values: Row) -> None:
         changes["name"] = values["method_title"]
     if "total" in values:
         changes["total"] = changes["subtotal"] = values["total"]
-    sql.update_item(ctx.conn, item["id"], changes)
+    return changes
 
 
 # --- fees
@@ -324,6 +334,11 @@ def new_fee(values: Row) -> Row:
 
 
 def _update_fee(ctx: WriteContext, item: Row, values: Row) -> None:
+    sql.update_item(ctx.conn, item["id"], fee_changes(values))
+
+
+def fee_changes(values: Row) -> Row:
+    """The changed columns of an edit of a fee line."""
     changes: Row = {}
     if "title" in values:
         changes["name"] = values["title"]
@@ -331,7 +346,7 @@ def _update_fee(ctx: WriteContext, item: Row, values: Row) -> None:
         changes["tax_class"] = _class(values["tax_class"])
     if "total" in values:
         changes["total"] = changes["subtotal"] = values["total"]
-    sql.update_item(ctx.conn, item["id"], changes)
+    return changes
 
 
 # --- coupons
@@ -362,13 +377,18 @@ def new_coupon(values: Row) -> Row:
 
 
 def _update_coupon(ctx: WriteContext, item: Row, values: Row) -> None:
+    sql.update_item(ctx.conn, item["id"], coupon_changes(values))
+
+
+def coupon_changes(values: Row) -> Row:
+    """The checks and changed columns of an edit of a coupon line."""
     _check_coupon_amount(values)
     changes: Row = {}
     if values.get("code"):
         changes["name"] = values["code"]
     if "amount" in values:
         changes["total"] = changes["subtotal"] = values["amount"]
-    sql.update_item(ctx.conn, item["id"], changes)
+    return changes
 
 
 _CREATE = {

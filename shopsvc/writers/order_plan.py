@@ -19,10 +19,15 @@ Row = dict[str, Any]
 @dataclass
 class PlannedOrder:
     """An order as an element changes it: its row (a new one, or a copy of the loaded one) and
-    its line items (what status changes move stock and sales by)."""
+    its items as they will be stored (copies of the loaded ones by id, then the new ones)."""
 
     row: Row
-    lines: list[Row]
+    items: list[Row]
+
+    @property
+    def lines(self) -> list[Row]:
+        """The line items (what status changes move stock and sales by)."""
+        return [item for item in self.items if item["item_type"] == "line_item"]
 
 
 @dataclass
@@ -39,6 +44,9 @@ class Scratch:
     sales: dict[int, int] = field(default_factory=dict)
     profiles: dict[int, dict[str, Any]] = field(default_factory=dict)
     events: list[tuple[str, Any, str | None, list[str]]] = field(default_factory=list)
+    #: the stored items it changes, by id, and those it deletes
+    updated_items: dict[int, Row] = field(default_factory=dict)
+    deleted_items: list[int] = field(default_factory=list)
 
     def add(self, table: str, row: Row, parent: Row | None = None, fk: str = "") -> Row:
         self.rows[table].append(row)
