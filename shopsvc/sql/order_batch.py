@@ -1,14 +1,17 @@
-"""The writes of a set-based ``/orders/bulk`` (``shopsvc.writers.order_batch``): the new
-rows as a one-by-one create stores them; multi-row inserts of orders, items, item meta, notes and
-new customer profiles; ``executemany`` updates of the edited orders, the profiles, the stock and
-the sales of the products. What its plans read before the first element is in
-``sql.order_lookups``.
+"""The writes of an order plan (``shopsvc.writers.order_batch``: a single create or edit, or a
+bulk): the new rows as a create stores them, checked against the columns' ranges before anything
+is written; multi-row inserts of orders, items, item meta, notes and refunds; ``executemany``
+updates of the edited orders and items, the stock and sales of the products; the removed items
+deleted in one statement. What the plans read first is in ``sql.order_lookups``.
 
-Ids: on PostgreSQL a failed one-by-one element still uses up the sequence values of the rows it
-inserted before failing, so the writer reserves the ids (``nextval``, one statement per table)
-for its rows *and* for those a one-by-one run would have used up, and inserts with explicit ids;
-the ids are then the ones a one-by-one run gives. SQLite's ``AUTOINCREMENT`` hands out nothing
-a rolled-back savepoint used, so there the rows take the next ids in input order.
+Ids: the order writes that came before this planner inserted each row as they went, so on
+PostgreSQL a create that failed had used up the sequence values of the rows it inserted before
+its failing check; the planner uses them up still (a failed plan's rows are ``None`` slots), so
+the ids stay the ones they always were. The ids of the tables whose rows other rows link to
+(and of those with used-up ids) are drawn first, all tables in one statement (``nextval``, or on
+SQLite the next ``AUTOINCREMENT`` values), and inserted explicitly; the other rows take theirs as
+they are inserted, in the same order. SQLite's ``AUTOINCREMENT`` hands out nothing a
+rolled-back savepoint used, so there the rows take the next ids in input order.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ from sqlalchemy import (
     Column,
     Connection,
     Integer,
-    Table,
     bindparam,
     case,
     delete,
@@ -37,7 +39,6 @@ from sqlalchemy import (
 from shopsvc.sql.common import check_amounts, insert_all, money_columns
 from shopsvc.sql.tables import (
     Money,
-    customer_profiles,
     order_item_meta,
     order_items,
     order_notes,
@@ -100,8 +101,7 @@ _NEW_ITEM = {c.name: _server_default(c) for c in order_items.c if c.name not in 
 
 
 def new_order_row() -> Row:
-    """An order row (but its id and key) with every column at its server default, as a
-    one-by-one create's insert leaves the columns it does not set."""
+    """An order row (but its id and key) with every column at its server default."""
     return dict(_NEW_ORDER)
 
 
@@ -112,17 +112,18 @@ def new_item_row(values: Row) -> Row:
 
 
 def check_item_amounts(values: Row) -> None:
-    """``sql.order_writes.insert_item``'s and ``update_item``'s range check of the amounts."""
+    """The range check of an item's amounts (400 before any write, as the database would refuse
+    them)."""
     check_amounts(order_items, [values], "order")
 
 
 def check_refund_amount(values: Row) -> None:
-    """``sql.order_refund_writes.insert_refund``'s range check of the amount."""
+    """The range check of a refund's amount (``sql.order_refund_writes.insert_refund``'s)."""
     check_amounts(order_refunds, [values], "order_refund")
 
 
 def check_order_amounts(values: Row) -> None:
-    """``sql.order_writes.update_order``'s range check of the amounts."""
+    """The range check of an order's amounts."""
     check_amounts(orders, [values], "order")
 
 
@@ -190,13 +191,13 @@ def insert_tables(
     parents: Iterable[str],
     link: Callable[[], None],
 ) -> None:
-    """Insert each table's rows of ``slots`` (parents first) in their order with the ids a
-    one-by-one run gives them, one statement per table; a None slot is an id such a run would
-    have used up on PostgreSQL, and is used up here too (SQLite's rolled-back savepoints use
-    none). The ids are drawn first, all tables in one statement, for the tables of ``parents``
-    (whose ids their children's links need; set as each row's ``id``) and for those with
-    used-up ids; the other tables' rows take theirs as they are inserted, in the same order.
-    ``link()`` runs before each table's insert (it sets the children's links)."""
+    """Insert each table's rows of ``slots`` (parents first) in their order, one statement per
+    table; a None slot is an id a failed plan uses up on PostgreSQL (see the module's note;
+    SQLite's rolled-back savepoints use none). The ids are drawn first, all tables in one
+    statement, for the tables of ``parents`` (whose ids their children's links need; set as
+    each row's ``id``) and for those with used-up ids; the other tables' rows take theirs as
+    they are inserted, in the same order. ``link()`` runs before each table's insert (it sets
+    the children's links)."""
     postgres = conn.dialect.name == "postgresql"
     needed = set(parents)
     counts = {}
@@ -213,11 +214,6 @@ def insert_tables(
     for name, rows in slots.items():
         link()
         insert_all(conn, TABLES[name], [row for row in rows if row is not None])
-
-
-def insert_many(conn: Connection, table: Table, rows: Sequence[Row]) -> None:
-    """Rows of a table whose ids nothing reads back (item meta, notes when no id is used up)."""
-    insert_all(conn, table, rows)
 
 
 def update_orders(conn: Connection, rows: Sequence[Row]) -> None:
@@ -250,26 +246,6 @@ def delete_items(conn: Connection, item_ids: Sequence[int]) -> None:
     """Delete these items (their meta goes with them: ``ON DELETE CASCADE``)."""
     if item_ids:
         conn.execute(delete(order_items).where(order_items.c.id.in_(sorted(item_ids))))
-
-
-def insert_profiles(conn: Connection, rows: Sequence[Row]) -> None:
-    insert_many(conn, customer_profiles, rows)
-
-
-def update_profiles(conn: Connection, rows: Sequence[Row]) -> None:
-    """``user_id``, ``billing``, ``shipping``, ``updated_at`` of existing profiles."""
-    if not rows:
-        return
-    statement = (
-        update(customer_profiles)
-        .where(customer_profiles.c.user_id == bindparam("_user_id"))
-        .values(
-            billing=bindparam("_billing"),
-            shipping=bindparam("_shipping"),
-            updated_at=bindparam("_updated_at"),
-        )
-    )
-    conn.execute(statement, [{f"_{k}": v for k, v in row.items()} for row in rows])
 
 
 def update_products(

@@ -1,37 +1,36 @@
-"""``/orders/bulk`` set-based (the ``Batch`` of ``shopsvc.web.bulk``): every element planned
-with the checks and the arithmetic of the one-by-one writers (``writers.orders``, ``order_items``,
-``order_totals``, ``order_status``, ``stock``), then all of them written with one statement per
-table, and their records loaded together.
+"""The one write path of orders: every create and edit — ``POST /orders``, ``PUT|PATCH|POST
+/orders/<id>`` (a batch of one, :meth:`OrderBatch.write_one`) and the elements of
+``/orders/bulk`` (the ``Batch`` of ``shopsvc.web.bulk``) — is *planned* (every check of the
+spec's order of checks, with reads only), then *written* with one statement per table, and the
+records are loaded together. ``docs/architecture.md`` "One write path" shows the shape.
 
-Supported set-based (anything else raises :class:`~shopsvc.errors.Sequential` and the bulk runs
-one by one, with the same outcome):
+* **prepare** reads, before the first plan, what every plan may read, in a fixed number of
+  statements (``sql.order_lookups``): the edited orders (locked), one bundle of the customers
+  and their profiles, the edited orders' items and refunds, the tax rates and classes, and the
+  products the lines name (by id or SKU) with their families (locked, in id order);
+* **plan** makes an element's checks in the reference's step order (orders.md §3 create, §4
+  edit) on copies of those rows — customer, status, addresses (and the customer's profile),
+  the four item arrays and the totals (``writers.order_arrays``), payment details, currency,
+  ``order_meta``, the status change with its note, stock, sales and refund
+  (``writers.order_status``), "payment complete" — and returns its :class:`Plan`; a failing
+  element raises its :class:`ApiError` and nothing of it is written;
+* **write** inserts the new rows (orders, items, item meta, notes, refunds; ``sql.order_batch``),
+  updates the edited orders, items, profiles, stock and sales, deletes the removed items, and
+  records the webhook events in the order the plans raised them.
 
-* **creates**: ``status`` (with the status change's note, stock reduction, sales, dates and
-  hooks), ``customer_id`` or a guest (the customer profile copy and the billing email from the
-  account), ``billing_address``, ``shipping_address``, ``currency``, ``payment_details`` (with
-  "payment complete"), ``note``, ``order_meta``, and the four item arrays: line items of
-  products or variations (by id, SKU or attributes; prices and taxes by the same functions),
-  shipping lines, fees and coupon lines; totals by ``order_totals.compute_totals``;
-* **edits by id**: ``status`` (and ``status_note``; a trashed order comes back first), ``note``,
-  ``customer_id``, the addresses, ``currency``, ``payment_details`` and ``order_meta``.
-
-Not set-based: an edit that sends an item array (item edits and totals of an existing order);
-a status change to ``refunded`` (it writes a refund); two elements on the same order; an element
-that changes what an earlier element's record shows of its customer (a record shows the
-customer's profile, orders count, total spent and last order as they were after its element:
-a new order of that customer, a change of customer, a profile write, a status moving into or
-out of the paid statuses or the trash — completing many processing orders of one customer stays
+A bulk's elements see the earlier elements' effects where a run of batches of one would:
+stock (moved in input order, with the same clamping, statuses and variable parents' statuses),
+sales, customer profiles and the id sequences and ``order_key`` draws (see ``sql.order_batch``:
+a failing create uses up the ids it always did, on PostgreSQL). What a bulk cannot plan with
+that outcome raises :class:`~shopsvc.errors.Sequential`, and the bulk runs each element as its
+own batch of one, with the same outcome: two elements on the same order; an element that
+changes what an earlier element's record shows of its customer (a record shows the customer's
+profile, orders count, total spent and last order as they were after its element: a new order
+of that customer, a change of customer, a profile write, a status moving into or out of the
+paid statuses or the trash — completing many processing orders of one customer stays
 set-based); an edit of an id above the highest order while the bulk creates orders before it
-(a one-by-one run might have created that order); ``filter[expand]=products`` (records show the
-stock as it was after each element); an address copied to the profile of a customer whose user
-no longer exists.
-
-What one element sees of the earlier ones is kept in the batch: stock (moved in input order,
-with the same clamping, statuses and variable parents' statuses), sales, customer profiles and
-the id sequences and ``order_key`` draws a one-by-one run would use (a failed element's rows
-used up ids on PostgreSQL; see ``sql.order_batch``). A failing element's planned effects are
-dropped, as its savepoint would drop its rows. Webhook events are recorded at write time in the
-order a one-by-one run records them.
+(an earlier element may create that order); ``filter[expand]=products`` (records show the stock
+as it was after each element). A batch of one never raises it.
 """
 
 from __future__ import annotations
@@ -42,12 +41,11 @@ from decimal import Decimal
 from typing import Any
 
 from shopsvc.domain import orders as rules
-from shopsvc.domain import stock
-from shopsvc.domain.events import status_change_hooks, stock_hook
 from shopsvc.domain.tax import TaxRate
 from shopsvc.errors import ApiError, Sequential
 from shopsvc.loaders.base import Caller
 from shopsvc.loaders.orders import ORDERS, order_id_is_invalid
+from shopsvc.sql import customer_writes as customer_writes_sql
 from shopsvc.sql import order_batch as sql
 from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql.orders import PAID_STATUSES as PAID
@@ -58,7 +56,7 @@ from shopsvc.validation.types import MAX_INT
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.order_arrays import plan_arrays, plan_totals
 from shopsvc.writers.order_plan import Plan, PlannedOrder, Scratch, element_order_id
-from shopsvc.writers.order_status import PAYABLE, REDUCING, REFUND_REASON, RESTORING
+from shopsvc.writers.order_status import StatusSteps
 from shopsvc.writers.order_totals import rate_rules
 from shopsvc.writers.orders import (
     Client,
@@ -68,13 +66,12 @@ from shopsvc.writers.orders import (
     invalid_status,
     payment_details_required,
 )
-from shopsvc.writers.stock import stock_moved, stock_source
 
 Row = dict[str, Any]
 _ZERO = Decimal(0)
 
 
-class OrderBatch:
+class OrderBatch(StatusSteps):
     """The orders' :class:`shopsvc.web.bulk.Batch` (see the module docstring)."""
 
     def __init__(
@@ -91,6 +88,7 @@ class OrderBatch:
         self.load_records = load_records
         self.expand_products = expand_products
         self.now = ctx.now
+        self.settings = ctx.settings
         # loaded by prepare
         self._orders: dict[int, Row] = {}
         self._items: dict[int, list[Row]] = {}
@@ -127,9 +125,9 @@ class OrderBatch:
         self._targets: dict[int, int | None] = {}
 
     def write_one(self, element: Any, order_id: int | None = None) -> int:
-        """A single create (``order_id`` None) or edit of ``order_id`` as a batch of one:
-        every check, then the writes; the order's id. Raises the element's :class:`ApiError`
-        before anything is written, or :class:`Sequential` for what the plan cannot write."""
+        """A single create (``order_id`` None) or edit of ``order_id`` as a batch of one: every
+        check, then the writes; the order's id. Raises the element's :class:`ApiError` before
+        anything is written."""
         self._targets[id(element)] = order_id
         self.prepare([element])
         plan = self.plan(element)
@@ -321,7 +319,9 @@ class OrderBatch:
         return changed - {0}
 
     def _plan_create(self, s: Scratch, element: Row) -> PlannedOrder:
-        """``views.order_writes._create`` and ``writers.orders.create_order``, step by step."""
+        """A create (reference orders.md §3 steps 3-11): capability, fields, customer, status,
+        the order row, addresses, items, totals, payment details, currency, meta, then the
+        status change from pending and "payment complete"."""
         ORDERS.require(self.caller, "create")
         clean = self._clean(element, create=True)
         customer_id = clean.customer_id or 0
@@ -367,12 +367,17 @@ class OrderBatch:
         return order
 
     def _plan_edit(self, s: Scratch, order_id: int, element: Row) -> PlannedOrder:
-        """``views.order_writes._edit`` and ``writers.orders.edit_order``, step by step."""
+        """An edit (reference §4 steps 4-13): the id (404), the order (400
+        ``shop_api_invalid_order_id`` when there is none, decisions.md §6), capability, fields,
+        note, customer, addresses, items and totals (only when an array was sent), currency,
+        payment (judged on this request's totals), meta, status (a trashed order comes back
+        first). The order's row was locked by ``prepare``: two edits of one order run one after
+        the other, and the second plans on the first one's outcome."""
         ORDERS.check_id(order_id)
         loaded = self._orders.get(order_id)
         if loaded is None:
             if self._created and order_id > self._highest_order:
-                raise Sequential  # a one-by-one run may have created it
+                raise Sequential  # an earlier element, run alone, may have created it
             raise order_id_is_invalid()
         ORDERS.require(self.caller, "edit")
         clean = self._clean(element, create=False)
@@ -481,139 +486,6 @@ class OrderBatch:
         meta = {**json.loads(order.row["order_meta"] or "{}"), **clean.order_meta}
         order.row["order_meta"] = json.dumps(meta)
 
-    # --- status, payment, stock (writers.order_status, writers.stock)
-
-    def _change_status(self, s: Scratch, order: PlannedOrder, new: str, prefix: str = "") -> None:
-        row = order.row
-        old = row["status"]
-        if old == new:
-            return
-        row["status"] = new
-        row["updated_at"] = self.now
-        if new == "completed":
-            row["date_completed"] = self.now
-        if new in ("processing", "completed") and row["date_paid"] is None:
-            row["date_paid"] = self.now
-        s.events.append(("order", row, None, status_change_hooks(old, new)))
-        note = {
-            "note": rules.status_note(old, new, prefix),
-            "customer_note": False,
-            "system": True,
-            "created_at": self.now,
-        }
-        s.add(sql.NOTES, note, row, "order_id")
-        if new in REDUCING:
-            if not row["stock_reduced"]:
-                self._move(s, order, -1)
-                row["stock_reduced"] = True
-            if not row["sales_recorded"]:
-                for line in order.lines:
-                    if line["product_id"] and line["quantity"]:
-                        s.sales[line["product_id"]] = (
-                            s.sales.get(line["product_id"], 0) + line["quantity"]
-                        )
-                row["sales_recorded"] = True
-        elif new in RESTORING and row["stock_reduced"]:
-            self._move(s, order, 1)
-            row["stock_reduced"] = False
-        elif new == "refunded":
-            self._refund_remainder(s, order)
-
-    def _refund_remainder(self, s: Scratch, order: PlannedOrder) -> None:
-        """Entering refunded refunds what is left of the total (reference §4 step 13): a refund
-        without items (``writers.order_refunds.refund_remainder``)."""
-        row = order.row
-        remaining = Decimal(row["total"]) - self._refunded.get(row.get("id", 0), _ZERO)
-        if remaining <= 0:
-            return
-        refund = {
-            "amount": remaining,
-            "reason": REFUND_REASON,
-            "user_id": None,
-            "created_at": self.now,
-        }
-        sql.check_refund_amount(refund)
-        s.add(sql.REFUNDS, refund, row, "order_id")
-        s.events.append(("order", row, "updated", ["shop_refund_created", "shop_order_refunded"]))
-
-    def _payment_complete(self, s: Scratch, order: PlannedOrder, transaction_id: str) -> None:
-        row = order.row
-        if row["status"] not in PAYABLE:
-            return
-        if transaction_id:
-            row["transaction_id"] = transaction_id
-        if row["date_paid"] is None:
-            row["date_paid"] = self.now
-        s.events.append(("order", row, None, ["shop_payment_complete"]))
-        self._change_status(
-            s, order, "processing" if self._needs_processing(order) else "completed"
-        )
-
-    def _needs_processing(self, order: PlannedOrder) -> bool:
-        for line in order.lines:
-            product_id = line["variation_id"] or line["product_id"]
-            product = self._products.get(product_id) if product_id else None
-            if product_id and product_id not in self._covered:
-                raise Sequential
-            if product is not None and not (product["virtual"] and product["downloadable"]):
-                return True
-        return False
-
-    def _stock_row(self, s: Scratch, product_id: int) -> Row | None:
-        if product_id not in self._covered:
-            raise Sequential
-        found = s.stock.get(product_id) or self._stock.get(product_id)
-        return found if found is not None else self._products.get(product_id)
-
-    def _set_stock(self, s: Scratch, row: Row, **values: Any) -> Row:
-        changed = {**row, **values}
-        s.stock[row["id"]] = changed
-        return changed
-
-    def _move(self, s: Scratch, order: PlannedOrder, sign: int) -> None:
-        for line in order.lines:
-            product_id = line["variation_id"] or line["product_id"]
-            if product_id and line["quantity"]:
-                self._move_stock(s, product_id, sign * line["quantity"])
-
-    def _move_stock(self, s: Scratch, product_id: int, delta: int) -> None:
-        """``writers.stock.move_stock`` on the batch's stock."""
-        settings = self.ctx.settings
-        if not settings.manage_stock:
-            return
-        row = stock_source(product_id, lambda i: self._stock_row(s, i))
-        if row is None:
-            return
-        old, new, status = stock_moved(row, delta, settings.out_of_stock_threshold)
-        row = self._set_stock(s, row, stock_quantity=new, stock_status=status)
-        if new != old:
-            s.events.append(("product", row["id"], None, [stock_hook(row["type"] == "variation")]))
-        self._sync_variable_parent(s, row["parent_id"] if row["type"] == "variation" else row["id"])
-
-    def _sync_variable_parent(self, s: Scratch, parent_id: int | None) -> None:
-        if not parent_id:
-            return
-        parent = self._stock_row(s, parent_id)
-        if parent is None or parent["type"] != "variable":
-            return
-        if parent_id not in self._families:
-            raise Sequential
-        variations = [self._stock_row(s, i) for i in self._children.get(parent_id, [])]
-        status = stock.variable_parent_status(
-            [
-                _state(v)
-                for v in variations
-                if v is not None
-                and v["type"] == "variation"
-                and v["status"] in ("publish", "private")
-            ],
-            _state(parent),
-            store_manages=self.ctx.settings.manage_stock,
-            threshold=self.ctx.settings.out_of_stock_threshold,
-        )
-        if status != parent["stock_status"]:
-            self._set_stock(s, parent, stock_status=status)
-
     # --- write and records
 
     def _take_ids(self) -> None:
@@ -671,14 +543,8 @@ class OrderBatch:
                 "updated_at": self.now,
             }
             (known if profile["exists"] else new).append(row)
-        sql.insert_profiles(self.ctx.conn, new)
-        sql.update_profiles(self.ctx.conn, known)
+        customer_writes_sql.insert_profiles(self.ctx.conn, new)
+        customer_writes_sql.update_profiles(self.ctx.conn, known)
 
     def records(self, ids: Sequence[int]) -> list[Row]:
         return self.load_records(ids)
-
-
-def _state(row: Row) -> stock.StockState:
-    return stock.StockState(
-        bool(row["manage_stock"]), row["stock_quantity"], row["backorders"], row["stock_status"]
-    )

@@ -1,8 +1,7 @@
-"""One element's plan in a set-based ``/orders/bulk`` (``shopsvc.writers.order_batch``): the
-order as the element changes it, what its plan adds (the rows it would insert, the key draws, the
-links of child rows to their parents, its stock, sales and profile changes and its webhook
-events), what is kept of a plan that passed, and the element's order id as the one-by-one bulk
-reads it.
+"""One element's plan (``shopsvc.writers.order_batch``): the order as the element changes it,
+what its plan adds (the rows it would insert, the key draws, the links of child rows to their
+parents, the stored items it changes or deletes, its stock, sales and profile changes and its
+webhook events), what is kept of a plan that passed, and a bulk element's order id.
 """
 
 from __future__ import annotations
@@ -66,6 +65,6 @@ class Plan:
 
 
 def element_order_id(element: Row) -> int:
-    """The element's order id as the one-by-one bulk reads it (0: a create)."""
+    """A bulk element's order id, its ``id`` field (0: a create)."""
     raw_id = element.get("id")
     return 0 if raw_id is None or raw_id == "" else int_field(raw_id, "order.id")

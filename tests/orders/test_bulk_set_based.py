@@ -26,7 +26,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from webtest import TestApp
 
-from shopsvc.errors import Sequential
 from shopsvc.sql.tables import (
     customer_profiles,
     order_item_meta,
@@ -43,7 +42,6 @@ from shopsvc.sql.tables import (
 from shopsvc.testing.catalog import CatalogFactory
 from shopsvc.testing.databases import user_with_key
 from shopsvc.web import bulk
-from shopsvc.writers.order_batch import OrderBatch
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.databases import reset
 from tests.helpers.order_writes import BULK, URL
@@ -234,10 +232,6 @@ def _seed(engine: sa.Engine, app: TestApp) -> World:
     return world
 
 
-def _one_by_one_writers(*args: Any, **kwargs: Any) -> Any:
-    raise Sequential
-
-
 ORDER_TABLES = (orders, order_items, order_item_meta, order_notes, order_refunds)
 
 
@@ -298,8 +292,6 @@ def _run(
 
     with monkeypatch.context() as patch:
         patch.setattr(bulk, "_set_based", spy)
-        if not set_based:  # the one-by-one writers as the reference (until they go)
-            patch.setattr(OrderBatch, "write_one", _one_by_one_writers)
         response = world.api.post_json(BULK + params, body(world), status="*")
     after = world.api.post_json(
         URL,
