@@ -119,3 +119,38 @@ def test_a_bulk_of_100_creates_runs_about_as_many_statements_as_one(shop: Shop) 
     assert len(response.json["orders"]) == 100
     # the bulk's savepoint and the records' list load besides one create's statements
     assert len(hundred) <= len(one) + 4, "\n".join(hundred)
+
+
+WRITES = ("INSERT", "UPDATE", "DELETE")
+
+
+@pytest.mark.parametrize(
+    ("method", "fields", "code"),
+    [
+        (
+            "post",
+            {"line_items": [{"product_id": 10**6, "quantity": 1}]},
+            "shop_api_invalid_product",
+        ),
+        ("post", {"payment_details": {"method_id": "bacs"}}, "shop_invalid_payment_details"),
+        ("post", {"currency": "XYZ"}, "shop_invalid_order_currency"),
+        ("post", {"coupon_lines": [{"code": "C", "amount": "-1"}]}, "shop_invalid_coupon_total"),
+        ("put", {"currency": "XYZ"}, "shop_invalid_order_currency"),
+        ("put", {"fee_lines": [{"id": 10**6, "total": "1"}]}, "shop_invalid_item_id"),
+        ("put", {"status": "nope"}, "shop_api_invalid_order_status"),
+    ],
+)
+def test_a_failing_write_sends_no_write_statement(
+    shop: Shop, method: str, fields: dict[str, Any], code: str
+) -> None:
+    """Every check runs before the first write: a request that fails at its last step (after
+    the addresses, the items, the totals and the status were planned) writes nothing at all."""
+    order = shop.api.post_json(URL, {"order": shop.order(payment_details=None)}, status=201)
+    url = URL if method == "post" else f"{URL}/{order.json['order']['id']}"
+    body = {"order": {**shop.order(status="completed"), **fields}}
+    if method == "put":
+        body["order"].pop("line_items")
+    send = getattr(shop.api, f"{method}_json")
+    response, seen = shop.counted(lambda: send(url, body, status=400))
+    assert response.json["errors"][0]["code"] == code
+    assert [sql for sql in seen if sql.startswith(WRITES)] == []
