@@ -22,7 +22,8 @@ Every family splits its statements the same way (``tests/test_layers.py`` checks
 The two largest families spread their reads over more modules, each named for what it reads:
 ``product_data`` and ``order_data`` (the data of a page of records, for ``shopsvc.records``),
 ``product_lookups`` and ``order_lookups`` (what the writers read before they write: one record's
-and a set-based bulk's; an order plan's, single or bulk), ``order_counts`` (the counters of migration 0007).
+and a set-based bulk's; an order plan's, single or bulk), ``order_counts`` (the counters of
+migration 0007).
 
 The other modules belong to no family and are not split, because each is one piece of machinery
 used by both sides or one whole of its own: ``tables`` (the schema), ``common`` (what reads and

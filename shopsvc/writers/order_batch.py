@@ -72,7 +72,8 @@ _ZERO = Decimal(0)
 
 
 class OrderBatch(StatusSteps):
-    """The orders' :class:`shopsvc.web.bulk.Batch` (see the module docstring)."""
+    """The orders' planner: a single write's (:meth:`write_one`) and ``/orders/bulk``'s
+    :class:`shopsvc.web.bulk.Batch` (see the module docstring)."""
 
     def __init__(
         self,
