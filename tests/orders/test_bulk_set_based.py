@@ -1,9 +1,11 @@
-"""``/orders/bulk`` set-based (``writers.order_batch``) against one by one, on both databases.
+"""``/orders/bulk`` planned as a whole (``writers.order_batch``) against each element as its own
+batch of one (what a single create or edit runs), on both databases: the planner's elements
+see each other exactly as separate requests would.
 
 Each case runs the same bulk twice from the same fresh database (emptied, ids restarted, the
 same catalogue, customers, orders and webhooks seeded, the clock and the order keys fixed):
 once as the service runs it, once with the set-based path switched off (``shopsvc.web.bulk`` never
-tries it), and compares everything a client or the database shows: the response, every row of
+tries it: each element runs alone, in its own savepoint), and compares everything a client or the database shows: the response, every row of
 the order tables, the products' stock and sales, the customer profiles, the webhook outbox, and
 a single create made after the bulk (it shows the ids the bulk used up). Explicit cases cover
 each rule; a bounded Hypothesis strategy mixes valid creates and edits with invalid elements,
