@@ -93,7 +93,9 @@ class StatusSteps:
 
     def _refund_remainder(self, s: Scratch, order: PlannedOrder) -> None:
         """Entering refunded refunds what is left of the total (reference §4 step 13): a refund
-        without items (``writers.order_refunds.refund_remainder``)."""
+        without items, the order's ``updated_at`` bumped (it is, by the plan) and an
+        ``order.updated`` with ``shop_refund_created`` and ``shop_order_refunded``, as a refund
+        made through ``/orders/<id>/refunds`` records (``writers.order_refunds``)."""
         row = order.row
         remaining = Decimal(row["total"]) - self._refunded.get(row.get("id", 0), _ZERO)
         if remaining <= 0:

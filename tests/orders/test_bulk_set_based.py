@@ -4,13 +4,14 @@ see each other exactly as separate requests would.
 
 Each case runs the same bulk twice from the same fresh database (emptied, ids restarted, the
 same catalogue, customers, orders and webhooks seeded, the clock and the order keys fixed):
-once as the service runs it, once with the set-based path switched off (``shopsvc.web.bulk`` never
-tries it: each element runs alone, in its own savepoint), and compares everything a client or the database shows: the response, every row of
-the order tables, the products' stock and sales, the customer profiles, the webhook outbox, and
-a single create made after the bulk (it shows the ids the bulk used up). Explicit cases cover
-each rule; a bounded Hypothesis strategy mixes valid creates and edits with invalid elements,
-duplicates, non-objects, wrong types and huge numbers. Statement counts show that the set-based
-path ran and that its cost does not grow with the number of elements.
+once as the service runs it, once with the set-based path switched off (``shopsvc.web.bulk``
+never tries it: each element runs alone, in its own savepoint), and compares everything a
+client or the database shows: the response, every row of the order tables, the products' stock
+and sales, the customer profiles, the webhook outbox, and a single create made after the bulk
+(it shows the ids the bulk used up). Explicit cases cover each rule; a bounded Hypothesis
+strategy mixes valid creates and edits with invalid elements, duplicates, non-objects, wrong
+types and huge numbers. Statement counts show that the set-based path ran and that its cost
+does not grow with the number of elements.
 """
 
 from __future__ import annotations
