@@ -15,7 +15,7 @@ from sqlalchemy import (
     update,
 )
 
-from shopsvc.sql.orders import TRASH, get_order_row
+from shopsvc.sql.orders import TRASH
 from shopsvc.sql.tables import (
     order_item_meta,
     order_items,
@@ -40,21 +40,6 @@ def update_to_trash(conn: Connection, order_id: int, now: dt.datetime) -> bool:
         .values(status_before_trash=orders.c.status, status=TRASH, updated_at=now)
     ).rowcount
     return moved > 0
-
-
-def restore_from_trash(conn: Connection, order_id: int, now: dt.datetime) -> str | None:
-    """Bring a trashed order back to the status it had (``pending`` when unknown); that status,
-    or None when the order was not in the trash."""
-    row = get_order_row(conn, order_id)
-    if row is None or row["status"] != TRASH:
-        return None
-    status = row["status_before_trash"] or "pending"
-    conn.execute(
-        update(orders)
-        .where(orders.c.id == order_id)
-        .values(status=status, status_before_trash=None, updated_at=now)
-    )
-    return str(status)
 
 
 def delete_order(conn: Connection, order_id: int) -> bool:
