@@ -14,13 +14,16 @@ Every family splits its statements the same way (``tests/test_layers.py`` checks
   ``webhook_writes``, ``customer_writes``, ``review_writes``, ``media_writes``, ``auth_writes``,
   ``order_note_writes``, ``order_refund_writes``.
 * ``<family>_batch.py`` the writes of a set-based ``/bulk`` (all its elements in one statement per
-  table): ``product_batch``, ``order_batch``. The tax rates' writes are set-based for one rate
-  and for a bulk alike, so the taxes have none.
+  table): ``product_batch``, ``order_batch`` — the latter writes every order create and edit,
+  single or bulk (a single one is a batch of one), so ``order_writes`` keeps only the trash and
+  the delete, and ``customer_writes`` the profiles an order plan merged. The tax rates' writes
+  are set-based for one rate and for a bulk alike, so the taxes have none.
 
 The two largest families spread their reads over more modules, each named for what it reads:
 ``product_data`` and ``order_data`` (the data of a page of records, for ``shopsvc.records``),
-``product_lookups`` and ``order_lookups`` (what the writers read before they write, one record's
-and a set-based bulk's), ``order_counts`` (the counters of migration 0007).
+``product_lookups`` and ``order_lookups`` (what the writers read before they write: one record's
+and a set-based bulk's; an order plan's, single or bulk), ``order_counts`` (the counters of
+migration 0007).
 
 The other modules belong to no family and are not split, because each is one piece of machinery
 used by both sides or one whole of its own: ``tables`` (the schema), ``common`` (what reads and

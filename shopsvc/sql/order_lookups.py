@@ -1,18 +1,18 @@
-"""What the order writers read before they write (``shopsvc.writers``): the order row (locked
-for a write that reads its state), its items, what a line item needs of a product or variation
-(with a variable product's variations and their values) and the store's tax class slugs; and
-what a set-based ``/orders/bulk`` (``shopsvc.writers.order_batch``) reads before its first
-element, each one statement whatever the number of elements: the targeted orders (locked, as a
-single edit locks its order), their line items, the users and profiles of the customers named,
-the products named by id or SKU with their families (parents, sibling variations), locked in one
-statement, and the variations' attribute values.
+"""What an order's plan reads before it writes (``shopsvc.writers.order_batch``: a single create
+or edit is a batch of one), each one statement whatever the number of elements: the targeted
+orders (locked), the products named by id or SKU with their families (parents, sibling
+variations; locked, in one statement), the variations' attribute values, and in one bundle the
+customers and their profiles, the edited orders' items and refunds, the tax rates, their
+locations and the store's tax classes. Also the order row locked by the refund writes
+(:func:`get_for_update`).
 
-Nothing here changes a row: the writes are in ``sql.order_writes`` and ``sql.order_batch``.
+Nothing here changes a row: the writes are in ``sql.order_batch`` and ``sql.order_writes``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -22,12 +22,16 @@ from sqlalchemy import (
     select,
 )
 
+from shopsvc.sql import taxes as taxes_sql
+from shopsvc.sql.bundle import Bundle, ids_in
 from shopsvc.sql.tables import (
     customer_profiles,
     order_items,
+    order_refunds,
     orders,
     products,
     tax_classes,
+    tax_rate_locations,
     users,
     variation_attributes,
 )
@@ -35,7 +39,7 @@ from shopsvc.sql.tables import (
 Row = dict[str, Any]
 
 
-# --- the order and its items
+# --- the rows a write locks
 
 
 def get_for_update(conn: Connection, order_id: int) -> dict[str, Any] | None:
@@ -50,27 +54,8 @@ def get_for_update(conn: Connection, order_id: int) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
-def get_order(conn: Connection, order_id: int) -> Row | None:
-    row = conn.execute(select(orders).where(orders.c.id == order_id)).mappings().first()
-    return dict(row) if row else None
-
-
-def get_item(conn: Connection, item_id: int) -> Row | None:
-    row = conn.execute(select(order_items).where(order_items.c.id == item_id)).mappings().first()
-    return dict(row) if row else None
-
-
-def get_items(conn: Connection, order_id: int) -> list[Row]:
-    """Every item of the order, by id."""
-    query = select(order_items).where(order_items.c.order_id == order_id).order_by(order_items.c.id)
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-# --- products and taxes
-
-
-#: What a line item needs of a product or variation.
-LINE_PRODUCT_COLUMNS = (
+#: What a line, its stock move and its tax source need of a product or variation.
+PRODUCT_COLUMNS = (
     products.c.id,
     products.c.parent_id,
     products.c.type,
@@ -85,63 +70,6 @@ LINE_PRODUCT_COLUMNS = (
     products.c.tax_class,
     products.c.virtual,
     products.c.downloadable,
-)
-
-
-def get_product(conn: Connection, product_id: int) -> Row | None:
-    """What a line item needs of a product or variation, or None."""
-    query = select(*LINE_PRODUCT_COLUMNS).where(products.c.id == product_id)
-    row = conn.execute(query).mappings().first()
-    return dict(row) if row else None
-
-
-def get_products(conn: Connection, product_ids: Iterable[int]) -> dict[int, Row]:
-    ids = sorted(set(product_ids))
-    if not ids:
-        return {}
-    query = select(*LINE_PRODUCT_COLUMNS).where(products.c.id.in_(ids))
-    return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
-
-
-def variations_with_values(conn: Connection, parent_id: int) -> list[tuple[int, dict[str, str]]]:
-    """The variations of ``parent_id`` not in the trash, by menu order then id, each with its
-    attribute values (key → value)."""
-    query = (
-        select(products.c.id)
-        .where(
-            products.c.parent_id == parent_id,
-            products.c.type == "variation",
-            products.c.status != "trash",
-        )
-        .order_by(products.c.menu_order, products.c.id)
-    )
-    ids = [int(i) for i in conn.execute(query).scalars()]
-    values: dict[int, dict[str, str]] = {i: {} for i in ids}
-    if ids:
-        rows = conn.execute(
-            select(
-                variation_attributes.c.variation_id,
-                variation_attributes.c.attribute_key,
-                variation_attributes.c.value,
-            ).where(variation_attributes.c.variation_id.in_(ids))
-        )
-        for variation_id, key, value in rows:
-            values[variation_id][key] = value
-    return [(i, values[i]) for i in ids]
-
-
-def tax_class_slugs(conn: Connection) -> tuple[str, ...]:
-    """The store's class slugs (standard excluded) in the store's order: by name, then id."""
-    query = select(tax_classes.c.slug).order_by(tax_classes.c.name, tax_classes.c.id)
-    return tuple(conn.execute(query).scalars())
-
-
-# --- a set-based bulk's reads, before its first element
-
-
-#: What a line, its stock move and its tax source need of a product or variation.
-PRODUCT_COLUMNS = (
-    *LINE_PRODUCT_COLUMNS,
     products.c.menu_order,
     products.c.manage_stock,
     products.c.stock_quantity,
@@ -165,37 +93,6 @@ def highest_order_id(conn: Connection) -> int:
     """The highest order id there is (0 without orders): an order a bulk creates gets a higher
     one."""
     return int(conn.execute(select(func.coalesce(func.max(orders.c.id), 0))).scalar_one())
-
-
-def line_items(conn: Connection, order_ids: Sequence[int]) -> list[Row]:
-    """The line items of these orders, by order then id."""
-    if not order_ids:
-        return []
-    query = (
-        select(order_items)
-        .where(order_items.c.order_id.in_(sorted(set(order_ids))))
-        .where(order_items.c.item_type == "line_item")
-        .order_by(order_items.c.order_id, order_items.c.id)
-    )
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def users_with_profiles(conn: Connection, user_ids: Sequence[int]) -> list[Row]:
-    """``id``, ``email`` and the profile (``billing``, ``shipping`` JSON; None without one) of
-    the users ``user_ids`` that exist."""
-    if not user_ids:
-        return []
-    query = (
-        select(
-            users.c.id,
-            users.c.email,
-            customer_profiles.c.billing,
-            customer_profiles.c.shipping,
-        )
-        .select_from(users.outerjoin(customer_profiles, customer_profiles.c.user_id == users.c.id))
-        .where(users.c.id.in_(sorted(set(user_ids))))
-    )
-    return [dict(row) for row in conn.execute(query).mappings()]
 
 
 def products_with_families(
@@ -245,3 +142,63 @@ def variation_values(conn: Connection, variation_ids: Sequence[int]) -> list[Row
         variation_attributes.c.value,
     ).where(variation_attributes.c.variation_id.in_(sorted(set(variation_ids))))
     return [dict(row) for row in conn.execute(query).mappings()]
+
+
+# --- the rest, in one statement
+
+
+def plan_reads(
+    conn: Connection,
+    user_ids: Sequence[int],
+    order_ids: Sequence[int],
+    taxes: bool,
+    refunds: bool = False,
+) -> dict[str, list[Row]]:
+    """What a plan reads besides the locked rows, in one statement (none when nothing is
+    asked): ``users`` (``id``, ``email`` and the profile's ``billing`` and ``shipping`` JSON, None
+    without a profile, of the users ``user_ids`` that exist), ``items`` (every item of the orders
+    ``order_ids``, by order then id), with ``refunds`` their refunds' ``order_id`` and
+    ``amount``, and with ``taxes`` every tax rate (``rates``, by order then id), their
+    ``locations`` and the store's tax class slugs (``classes``: standard excluded, in the
+    store's order: by name, then id)."""
+    asked = (bool(user_ids), bool(order_ids), taxes, bool(order_ids) and refunds)
+    if not any(asked):
+        return {}
+    params = {"user_ids": sorted(set(user_ids)), "order_ids": sorted(set(order_ids))}
+    return _plan_bundle(*asked).run(conn, params)
+
+
+@functools.cache
+def _plan_bundle(users_part: bool, items_part: bool, taxes: bool, refunds: bool) -> Bundle:
+    parts: dict[str, Any] = {}
+    if users_part:
+        parts["users"] = (
+            select(
+                users.c.id, users.c.email, customer_profiles.c.billing, customer_profiles.c.shipping
+            )
+            .select_from(
+                users.outerjoin(customer_profiles, customer_profiles.c.user_id == users.c.id)
+            )
+            .where(ids_in(users.c.id, "user_ids"))
+        )
+    if items_part:
+        parts["items"] = (
+            select(order_items)
+            .where(ids_in(order_items.c.order_id, "order_ids"))
+            .order_by(order_items.c.order_id, order_items.c.id)
+        )
+    if refunds:
+        parts["refunds"] = (
+            select(order_refunds.c.order_id, order_refunds.c.amount)
+            .where(ids_in(order_refunds.c.order_id, "order_ids"))
+            .order_by(order_refunds.c.id)
+        )
+    if taxes:
+        parts["rates"] = taxes_sql.rates_query()
+        parts["locations"] = select(
+            tax_rate_locations.c.tax_rate_id,
+            tax_rate_locations.c.location_type,
+            tax_rate_locations.c.code,
+        ).order_by(tax_rate_locations.c.tax_rate_id, tax_rate_locations.c.id)
+        parts["classes"] = select(tax_classes.c.slug).order_by(tax_classes.c.name, tax_classes.c.id)
+    return Bundle(parts)

@@ -1,24 +1,21 @@
-"""Writes of orders, one order at a time: the order row, its items and item meta, the
-trash, and deleting an order with everything it owns. What the writers read first is in
-``sql.order_lookups``.
+"""Writes of one order outside its plan: the trash, and deleting an order with everything it
+owns. A create's or an edit's writes (single or bulk) are ``sql.order_batch``'s; what the
+writers read first is in ``sql.order_lookups``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import (
     Connection,
     delete,
-    insert,
     select,
     update,
 )
 
-from shopsvc.sql.common import check_amounts
-from shopsvc.sql.orders import TRASH, get_order_row
+from shopsvc.sql.orders import TRASH
 from shopsvc.sql.tables import (
     order_item_meta,
     order_items,
@@ -29,48 +26,6 @@ from shopsvc.sql.tables import (
 )
 
 Row = dict[str, Any]
-
-
-# --- orders
-
-
-def insert_order(conn: Connection, values: Row) -> int:
-    check_amounts(orders, [values], "order")
-    return int(conn.execute(insert(orders).values(**values).returning(orders.c.id)).scalar_one())
-
-
-def update_order(conn: Connection, order_id: int, values: Row) -> None:
-    if values:
-        check_amounts(orders, [values], "order")
-        conn.execute(update(orders).where(orders.c.id == order_id).values(**values))
-
-
-# --- items
-
-
-def insert_item(conn: Connection, values: Row) -> int:
-    check_amounts(order_items, [values], "order")
-    statement = insert(order_items).values(**values).returning(order_items.c.id)
-    return int(conn.execute(statement).scalar_one())
-
-
-def update_item(conn: Connection, item_id: int, values: Row) -> None:
-    if values:
-        check_amounts(order_items, [values], "order")
-        conn.execute(update(order_items).where(order_items.c.id == item_id).values(**values))
-
-
-def delete_items(conn: Connection, item_ids: Iterable[int]) -> None:
-    ids = list(item_ids)
-    if ids:
-        conn.execute(delete(order_item_meta).where(order_item_meta.c.item_id.in_(ids)))
-        conn.execute(delete(order_items).where(order_items.c.id.in_(ids)))
-
-
-def insert_item_meta(conn: Connection, item_id: int, entries: Iterable[tuple[str, str]]) -> None:
-    rows = [{"item_id": item_id, "meta_key": k, "meta_value": v} for k, v in entries]
-    if rows:
-        conn.execute(insert(order_item_meta), rows)
 
 
 # --- trash and delete
@@ -85,21 +40,6 @@ def update_to_trash(conn: Connection, order_id: int, now: dt.datetime) -> bool:
         .values(status_before_trash=orders.c.status, status=TRASH, updated_at=now)
     ).rowcount
     return moved > 0
-
-
-def restore_from_trash(conn: Connection, order_id: int, now: dt.datetime) -> str | None:
-    """Bring a trashed order back to the status it had (``pending`` when unknown); that status,
-    or None when the order was not in the trash."""
-    row = get_order_row(conn, order_id)
-    if row is None or row["status"] != TRASH:
-        return None
-    status = row["status_before_trash"] or "pending"
-    conn.execute(
-        update(orders)
-        .where(orders.c.id == order_id)
-        .values(status=status, status_before_trash=None, updated_at=now)
-    )
-    return str(status)
 
 
 def delete_order(conn: Connection, order_id: int) -> bool:

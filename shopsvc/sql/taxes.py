@@ -76,15 +76,24 @@ def locations_query(rate_ids: Sequence[int]) -> Select[Any]:
 
 def _with_locations(conn: Connection, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` with ``postcodes`` and ``cities`` lists, loaded in one statement."""
+    if not rows:
+        return list(rows)
+    found = conn.execute(locations_query([row["id"] for row in rows]))
+    return with_locations(rows, found)
+
+
+def with_locations(
+    rows: Sequence[dict[str, Any]], locations: Iterable[Sequence[Any]]
+) -> list[dict[str, Any]]:
+    """``rows`` with ``postcodes`` and ``cities`` lists from ``locations`` (``(rate id, kind,
+    code)`` in stored order; those of other rates are ignored)."""
     by_id: dict[int, dict[str, Any]] = {}
     for row in rows:
         row["postcodes"], row["cities"] = [], []
         by_id[row["id"]] = row
-    if not by_id:
-        return list(rows)
-    for rate_id, kind, code in conn.execute(locations_query(list(by_id))):
+    for rate_id, kind, code in locations:
         key = LOCATION_KINDS.get(kind)
-        if key is not None:
+        if key is not None and rate_id in by_id:
             by_id[rate_id][key].append(code)
     return list(rows)
 

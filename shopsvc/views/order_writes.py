@@ -4,10 +4,11 @@
 Checks run in the spec's order. Create: envelope (``shop_api_missing_order_data``), capability
 (``publish_shop_orders``), then the fields and the writer's steps (reference orders.md §3).
 Edit: envelope, the shared record validation (id, existence, ``edit_shop_orders``), then the
-fields and the writer's steps (§4). Bulk: a non-zero ``id`` edits, anything else creates;
-set-based through ``writers.order_batch`` where it can be, else each element in its own
-savepoint. Every write is one transaction, so a failing create or edit
-leaves nothing behind. Responses are the GET representation built with the defaults (2
+fields and the writer's steps (§4). Bulk: a non-zero ``id`` edits, anything else creates. The
+one writer of all three is the planner, ``writers.order_batch``: a single create or edit is a
+batch of one; a bulk is planned as a whole where it can be, else each element in its own
+savepoint as a batch of one. Every check runs before the first write, so a failing create or
+edit writes nothing. Responses are the GET representation built with the defaults (2
 decimals; ``filter[meta]``, ``filter[expand]`` and ``filter[all_item_meta]`` still apply).
 """
 
@@ -19,10 +20,8 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc.loaders.orders import ORDERS, order_id_is_invalid
+from shopsvc.loaders.orders import ORDERS
 from shopsvc.records.orders import options_from_filters, order_record, order_records
-from shopsvc.sql import orders as orders_sql
-from shopsvc.validation import orders as validation
 from shopsvc.validation.types import int_field
 from shopsvc.web import rendering
 from shopsvc.web.bulk import run_bulk
@@ -45,19 +44,14 @@ def _record(request: Request, order_id: int) -> dict[str, Any]:
 
 
 def _create(request: Request, data: Any) -> int:
-    clean = validation.clean_order(data, create=True)
-    return writer.create_order(request.write_context, clean, client_of(request))
+    return _batch(request).write_one(data)
 
 
 def _edit(request: Request, order_id: int, data: Any) -> None:
     """The shared record validation, except that an order that does not exist is the spec's
-    400 ``shop_api_invalid_order_id`` (decisions.md §6), then the fields and the writer."""
-    ORDERS.check_id(order_id)
-    if orders_sql.get_order_row(request.db, order_id) is None:
-        raise order_id_is_invalid()
-    ORDERS.load(request, order_id, "edit")
-    clean = validation.clean_order(data, create=False)
-    writer.edit_order(request.write_context, order_id, clean)
+    400 ``shop_api_invalid_order_id`` (decisions.md §6), then the fields and the writer (the
+    planner makes these checks in this order: ``OrderBatch._plan_edit``)."""
+    _batch(request).write_one(data, order_id)
 
 
 @view_config(context=Orders, request_method="POST")

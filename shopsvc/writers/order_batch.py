@@ -1,37 +1,36 @@
-"""``/orders/bulk`` set-based (the ``Batch`` of ``shopsvc.web.bulk``): every element planned
-with the checks and the arithmetic of the one-by-one writers (``writers.orders``, ``order_items``,
-``order_totals``, ``order_status``, ``stock``), then all of them written with one statement per
-table, and their records loaded together.
+"""The one write path of orders: every create and edit — ``POST /orders``, ``PUT|PATCH|POST
+/orders/<id>`` (a batch of one, :meth:`OrderBatch.write_one`) and the elements of
+``/orders/bulk`` (the ``Batch`` of ``shopsvc.web.bulk``) — is *planned* (every check of the
+spec's order of checks, with reads only), then *written* with one statement per table, and the
+records are loaded together. ``docs/architecture.md`` "One write path" shows the shape.
 
-Supported set-based (anything else raises :class:`~shopsvc.errors.Sequential` and the bulk runs
-one by one, with the same outcome):
+* **prepare** reads, before the first plan, what every plan may read, in a fixed number of
+  statements (``sql.order_lookups``): the edited orders (locked), one bundle of the customers
+  and their profiles, the edited orders' items and refunds, the tax rates and classes, and the
+  products the lines name (by id or SKU) with their families (locked, in id order);
+* **plan** makes an element's checks in the reference's step order (orders.md §3 create, §4
+  edit) on copies of those rows — customer, status, addresses (and the customer's profile),
+  the four item arrays and the totals (``writers.order_arrays``), payment details, currency,
+  ``order_meta``, the status change with its note, stock, sales and refund
+  (``writers.order_status``), "payment complete" — and returns its :class:`Plan`; a failing
+  element raises its :class:`ApiError` and nothing of it is written;
+* **write** inserts the new rows (orders, items, item meta, notes, refunds; ``sql.order_batch``),
+  updates the edited orders, items, profiles, stock and sales, deletes the removed items, and
+  records the webhook events in the order the plans raised them.
 
-* **creates**: ``status`` (with the status change's note, stock reduction, sales, dates and
-  hooks), ``customer_id`` or a guest (the customer profile copy and the billing email from the
-  account), ``billing_address``, ``shipping_address``, ``currency``, ``payment_details`` (with
-  "payment complete"), ``note``, ``order_meta``, and the four item arrays: line items of
-  products or variations (by id, SKU or attributes; prices and taxes by the same functions),
-  shipping lines, fees and coupon lines; totals by ``order_totals.compute_totals``;
-* **edits by id**: ``status`` (and ``status_note``; a trashed order comes back first), ``note``,
-  ``customer_id``, the addresses, ``currency``, ``payment_details`` and ``order_meta``.
-
-Not set-based: an edit that sends an item array (item edits and totals of an existing order);
-a status change to ``refunded`` (it writes a refund); two elements on the same order; an element
-that changes what an earlier element's record shows of its customer (a record shows the
-customer's profile, orders count, total spent and last order as they were after its element:
-a new order of that customer, a change of customer, a profile write, a status moving into or
-out of the paid statuses or the trash — completing many processing orders of one customer stays
+A bulk's elements see the earlier elements' effects where a run of batches of one would:
+stock (moved in input order, with the same clamping, statuses and variable parents' statuses),
+sales, customer profiles and the id sequences and ``order_key`` draws (see ``sql.order_batch``:
+a failing create uses up the ids it always did, on PostgreSQL). What a bulk cannot plan with
+that outcome raises :class:`~shopsvc.errors.Sequential`, and the bulk runs each element as its
+own batch of one, with the same outcome: two elements on the same order; an element that
+changes what an earlier element's record shows of its customer (a record shows the customer's
+profile, orders count, total spent and last order as they were after its element: a new order
+of that customer, a change of customer, a profile write, a status moving into or out of the
+paid statuses or the trash — completing many processing orders of one customer stays
 set-based); an edit of an id above the highest order while the bulk creates orders before it
-(a one-by-one run might have created that order); ``filter[expand]=products`` (records show the
-stock as it was after each element); an address copied to the profile of a customer whose user
-no longer exists.
-
-What one element sees of the earlier ones is kept in the batch: stock (moved in input order,
-with the same clamping, statuses and variable parents' statuses), sales, customer profiles and
-the id sequences and ``order_key`` draws a one-by-one run would use (a failed element's rows
-used up ids on PostgreSQL; see ``sql.order_batch``). A failing element's planned effects are
-dropped, as its savepoint would drop its rows. Webhook events are recorded at write time in the
-order a one-by-one run records them.
+(an earlier element may create that order); ``filter[expand]=products`` (records show the stock
+as it was after each element). A batch of one never raises it.
 """
 
 from __future__ import annotations
@@ -42,23 +41,23 @@ from decimal import Decimal
 from typing import Any
 
 from shopsvc.domain import orders as rules
-from shopsvc.domain import stock
-from shopsvc.domain.events import status_change_hooks, stock_hook
 from shopsvc.domain.tax import TaxRate
 from shopsvc.errors import ApiError, Sequential
 from shopsvc.loaders.base import Caller
 from shopsvc.loaders.orders import ORDERS, order_id_is_invalid
+from shopsvc.sql import customer_writes as customer_writes_sql
 from shopsvc.sql import order_batch as sql
 from shopsvc.sql import order_lookups as order_lookups_sql
 from shopsvc.sql.orders import PAID_STATUSES as PAID
+from shopsvc.sql.taxes import with_locations
 from shopsvc.validation import orders as validation
-from shopsvc.validation.orders import ARRAYS, OrderInput
+from shopsvc.validation.orders import OrderInput
 from shopsvc.validation.types import MAX_INT
 from shopsvc.writers.context import WriteContext
-from shopsvc.writers.order_items import new_coupon, new_fee, new_line, new_shipping
+from shopsvc.writers.order_arrays import plan_arrays, plan_totals
 from shopsvc.writers.order_plan import Plan, PlannedOrder, Scratch, element_order_id
-from shopsvc.writers.order_status import PAYABLE, REDUCING, RESTORING
-from shopsvc.writers.order_totals import compute_totals, tax_item_values, tax_rates
+from shopsvc.writers.order_status import StatusSteps
+from shopsvc.writers.order_totals import rate_rules
 from shopsvc.writers.orders import (
     Client,
     cannot_create_status,
@@ -67,14 +66,14 @@ from shopsvc.writers.orders import (
     invalid_status,
     payment_details_required,
 )
-from shopsvc.writers.stock import stock_moved, stock_source
 
 Row = dict[str, Any]
 _ZERO = Decimal(0)
 
 
-class OrderBatch:
-    """The orders' :class:`shopsvc.web.bulk.Batch` (see the module docstring)."""
+class OrderBatch(StatusSteps):
+    """The orders' planner: a single write's (:meth:`write_one`) and ``/orders/bulk``'s
+    :class:`shopsvc.web.bulk.Batch` (see the module docstring)."""
 
     def __init__(
         self,
@@ -90,9 +89,11 @@ class OrderBatch:
         self.load_records = load_records
         self.expand_products = expand_products
         self.now = ctx.now
+        self.settings = ctx.settings
         # loaded by prepare
         self._orders: dict[int, Row] = {}
-        self._lines: dict[int, list[Row]] = {}
+        self._items: dict[int, list[Row]] = {}
+        self._refunded: dict[int, Decimal] = {}
         self._users: dict[int, Row] = {}
         self._products: dict[int, Row] = {}
         self._covered: set[int] = set()
@@ -109,6 +110,8 @@ class OrderBatch:
         self._stock: dict[int, Row] = {}
         self._sales: dict[int, int] = {}
         self._profiles: dict[int, dict[str, Any]] = {}
+        self._item_updates: dict[int, Row] = {}
+        self._item_deletes: list[int] = []
         #: the customers the records of the plans so far show
         self._shown: set[int] = set()
         self._edited: set[int] = set()
@@ -118,39 +121,59 @@ class OrderBatch:
         self._passed = 0
         #: each element's clean fields (or the error of its validation), by ``id(element)``
         self._cleaned: dict[int, OrderInput | ApiError] = {}
+        #: a single write's target (None: a create), by ``id(element)``; a bulk element's
+        #: target is its ``id`` field
+        self._targets: dict[int, int | None] = {}
+
+    def write_one(self, element: Any, order_id: int | None = None) -> int:
+        """A single create (``order_id`` None) or edit of ``order_id`` as a batch of one: every
+        check, then the writes; the order's id. Raises the element's :class:`ApiError` before
+        anything is written."""
+        self._targets[id(element)] = order_id
+        self.prepare([element])
+        plan = self.plan(element)
+        return self.write([plan])[0]
+
+    def _target(self, element: Any) -> int | None:
+        """The order the element edits (None: it creates one)."""
+        if id(element) in self._targets:
+            return self._targets[id(element)]
+        return element_order_id(element) or None
 
     # --- prepare
 
     def prepare(self, elements: Sequence[Any]) -> None:
         """Load what every plan reads: the edited orders and their lines, the customers, the
         products the lines name (by id or SKU) with their families, the tax rates and classes."""
-        if self.expand_products:
-            raise Sequential
+        if self.expand_products and not self._targets:
+            raise Sequential  # records show the stock as it was after each element
         edit_ids: list[int] = []
         customer_ids: set[int] = set()
         product_ids: set[int] = set()
         skus: set[str] = set()
-        creates = False
+        creates = totals = refunds = False
         for element in elements:
             if not isinstance(element, dict):
                 continue
             self._remaining += 1
             try:
-                order_id = element_order_id(element)
+                order_id = self._target(element)
             except ApiError:
                 continue
-            if order_id:
+            if order_id is not None:
                 if order_id in edit_ids:
                     raise Sequential  # two elements on one order
                 edit_ids.append(order_id)
             else:
                 creates = True
             try:
-                clean = validation.clean_order(element, create=not order_id)
+                clean = validation.clean_order(element, create=order_id is None)
             except ApiError as exc:
                 self._cleaned[id(element)] = exc
                 continue
             self._cleaned[id(element)] = clean
+            totals = totals or order_id is None or bool(clean.items)
+            refunds = refunds or (order_id is not None and clean.status == "refunded")
             if clean.customer_id:
                 customer_ids.add(clean.customer_id)
             for item in clean.items.get("line_items", []):
@@ -162,21 +185,27 @@ class OrderBatch:
         self._orders = {row["id"]: row for row in order_lookups_sql.lock_orders(conn, edit_ids)}
         if creates and set(edit_ids) - set(self._orders):
             self._highest_order = order_lookups_sql.highest_order_id(conn)
-        for line in order_lookups_sql.line_items(conn, list(self._orders)):
-            self._lines.setdefault(line["order_id"], []).append(line)
-            product_ids.add(line["variation_id"] or line["product_id"] or 0)
         customer_ids.update(row["customer_id"] for row in self._orders.values())
-        customer_ids.discard(0)
-        self._users = {
-            row["id"]: row
-            for row in order_lookups_sql.users_with_profiles(
-                conn, [i for i in customer_ids if 0 < i <= MAX_INT]
-            )
-        }
+        found = order_lookups_sql.plan_reads(
+            conn,
+            user_ids=[i for i in customer_ids if 0 < i <= MAX_INT],
+            order_ids=list(self._orders),
+            taxes=totals,
+            refunds=refunds,
+        )
+        for item in found.get("items", []):
+            self._items.setdefault(item["order_id"], []).append(item)
+            if item["item_type"] == "line_item":
+                product_ids.add(item["variation_id"] or item["product_id"] or 0)
+        for refund in found.get("refunds", []):
+            before = self._refunded.get(refund["order_id"], _ZERO)
+            self._refunded[refund["order_id"]] = before + Decimal(refund["amount"])
+        self._users = {row["id"]: row for row in found.get("users", [])}
         self._load_products(sorted(i for i in product_ids if 0 < i <= MAX_INT), sorted(skus))
-        if creates:
-            self._rates = tax_rates(self.ctx)
-            self._classes = order_lookups_sql.tax_class_slugs(conn)
+        if totals:
+            rates = with_locations(found["rates"], [tuple(r.values()) for r in found["locations"]])
+            self._rates = rate_rules(rates)
+            self._classes = tuple(row["slug"] for row in found["classes"])
 
     def _load_products(self, product_ids: list[int], skus: list[str]) -> None:
         conn = self.ctx.conn
@@ -232,11 +261,11 @@ class OrderBatch:
 
     def plan(self, element: Row) -> Plan:
         scratch = Scratch()
-        order_id = 0
+        order_id: int | None = None
         self._remaining -= 1
         try:
-            order_id = element_order_id(element)
-            if order_id:
+            order_id = self._target(element)
+            if order_id is not None:
                 order = self._plan_edit(scratch, order_id, element)
             else:
                 order = self._plan_create(scratch, element)
@@ -248,9 +277,9 @@ class OrderBatch:
             if not self._remaining and not self._passed:
                 self._take_ids()  # no write follows: take what the failed elements took
             raise
-        self._commit(scratch, order, edit=bool(order_id))
+        self._commit(scratch, order, edit=order_id is not None)
         self._passed += 1
-        return Plan(order.row, scratch.events, edit=bool(order_id))
+        return Plan(order.row, scratch.events, edit=order_id is not None)
 
     def _commit(self, scratch: Scratch, order: PlannedOrder, edit: bool) -> None:
         changed = self._customers_changed(scratch, order, edit)
@@ -270,6 +299,8 @@ class OrderBatch:
         for product_id, delta in scratch.sales.items():
             self._sales[product_id] = self._sales.get(product_id, 0) + delta
         self._profiles.update(scratch.profiles)
+        self._item_updates.update(scratch.updated_items)
+        self._item_deletes.extend(scratch.deleted_items)
 
     def _customers_changed(self, scratch: Scratch, order: PlannedOrder, edit: bool) -> set[int]:
         """The customers whose block in an order record (profile, orders count, total spent,
@@ -289,7 +320,9 @@ class OrderBatch:
         return changed - {0}
 
     def _plan_create(self, s: Scratch, element: Row) -> PlannedOrder:
-        """``views.order_writes._create`` and ``writers.orders.create_order``, step by step."""
+        """A create (reference orders.md §3 steps 3-11): capability, fields, customer, status,
+        the order row, addresses, items, totals, payment details, currency, meta, then the
+        status change from pending and "payment complete"."""
         ORDERS.require(self.caller, "create")
         clean = self._clean(element, create=True)
         customer_id = clean.customer_id or 0
@@ -316,8 +349,8 @@ class OrderBatch:
         order = PlannedOrder(row, [])
         self._addresses(s, order, clean)
         self._fill_billing_email(order)
-        items = self._new_items(s, order, clean)
-        self._totals(s, order, items)
+        plan_arrays(self.ctx, self, s, order, clean)
+        plan_totals(self.ctx, s, order, self._rates, self._classes)
         payment = clean.payment
         if payment is not None:
             if not payment.method_id or not payment.method_title:
@@ -335,19 +368,24 @@ class OrderBatch:
         return order
 
     def _plan_edit(self, s: Scratch, order_id: int, element: Row) -> PlannedOrder:
-        """``views.order_writes._edit`` and ``writers.orders.edit_order``, step by step."""
+        """An edit (reference §4 steps 4-13): the id (404), the order (400
+        ``shop_api_invalid_order_id`` when there is none, decisions.md §6), capability, fields,
+        note, customer, addresses, items and totals (only when an array was sent), currency,
+        payment (judged on this request's totals), meta, status (a trashed order comes back
+        first). The order's row was locked by ``prepare``: two edits of one order run one after
+        the other, and the second plans on the first one's outcome."""
         ORDERS.check_id(order_id)
         loaded = self._orders.get(order_id)
         if loaded is None:
             if self._created and order_id > self._highest_order:
-                raise Sequential  # a one-by-one run may have created it
+                raise Sequential  # an earlier element, run alone, may have created it
             raise order_id_is_invalid()
         ORDERS.require(self.caller, "edit")
         clean = self._clean(element, create=False)
         if order_id in self._edited:
             raise Sequential
         row = dict(loaded)
-        order = PlannedOrder(row, self._lines.get(order_id, []))
+        order = PlannedOrder(row, [dict(item) for item in self._items.get(order_id, [])])
         values: Row = {"updated_at": self.now}
         if clean.note is not None:
             values["customer_note"] = clean.note
@@ -357,8 +395,11 @@ class OrderBatch:
             values["customer_id"] = clean.customer_id
         self._addresses(s, order, clean)
         if clean.items:
-            raise Sequential  # item writes and totals of an existing order
-        check_currency(clean)
+            plan_arrays(self.ctx, self, s, order, clean)
+            check_currency(clean)
+            plan_totals(self.ctx, s, order, self._rates, self._classes)
+        else:
+            check_currency(clean)
         if clean.currency is not None:
             values["currency"] = clean.currency
         row.update(values)
@@ -416,7 +457,7 @@ class OrderBatch:
         if current is None:
             user = self._users.get(user_id)
             if user is None:
-                raise Sequential  # a customer id kept after its user was deleted
+                return  # a customer id kept after its user was deleted: no profile to write
             exists = user["billing"] is not None
             current = {
                 "exists": exists,
@@ -440,170 +481,11 @@ class OrderBatch:
         if user is not None and user["email"]:
             row["billing_email"] = user["email"]
 
-    def _new_items(self, s: Scratch, order: PlannedOrder, clean: OrderInput) -> list[Row]:
-        """The new items of a create, in the order ``writers.orders._write_items`` inserts
-        them; their ids are used up as they would be."""
-        items: list[Row] = []
-        for array, kind in ARRAYS.items():
-            for element in clean.items.get(array, []):
-                meta: list[tuple[str, str]] = []
-                if kind == "line_item":
-                    values, meta = new_line(self.ctx, self, element.values)
-                elif kind == "shipping":
-                    values = new_shipping(element.values)
-                elif kind == "fee":
-                    values = new_fee(element.values)
-                else:
-                    values = new_coupon(element.values)
-                sql.check_item_amounts(values)
-                item = s.add(sql.ITEMS, sql.new_item_row(values), order.row, "order_id")
-                items.append(item)
-                if kind == "line_item":
-                    order.lines.append(item)
-                for key, value in meta:
-                    entry = {"meta_key": key, "meta_value": value}
-                    s.add(sql.ITEM_META, entry, item, "item_id")
-        return items
-
-    def _totals(self, s: Scratch, order: PlannedOrder, items: list[Row]) -> None:
-        """``order_totals.recalculate`` of a new order: its items as the database gives them
-        back, the same computation, the same range checks in the same order."""
-        stored = [
-            {**sql.as_stored_item(self.ctx.conn, item), "id": key} for key, item in enumerate(items)
-        ]
-        found = compute_totals(self.ctx.settings, order.row, stored, self._rates, self._classes)
-        for key, values in (*found.lines, *found.shipping, *found.fees):
-            if values:
-                sql.check_item_amounts(values)
-                items[key].update(values)
-        for line in found.tax_lines:
-            values = {"item_type": "tax", "rate_id": line.rate_id, **tax_item_values(line)}
-            sql.check_item_amounts(values)
-            s.add(sql.ITEMS, sql.new_item_row(values), order.row, "order_id")
-        sql.check_order_amounts(found.order)
-        order.row.update(found.order)
-
     def _meta(self, order: PlannedOrder, clean: OrderInput) -> None:
         if not clean.order_meta:
             return
         meta = {**json.loads(order.row["order_meta"] or "{}"), **clean.order_meta}
         order.row["order_meta"] = json.dumps(meta)
-
-    # --- status, payment, stock (writers.order_status, writers.stock)
-
-    def _change_status(self, s: Scratch, order: PlannedOrder, new: str, prefix: str = "") -> None:
-        row = order.row
-        old = row["status"]
-        if old == new:
-            return
-        if new == "refunded":
-            raise Sequential  # writes a refund of the remainder
-        row["status"] = new
-        row["updated_at"] = self.now
-        if new == "completed":
-            row["date_completed"] = self.now
-        if new in ("processing", "completed") and row["date_paid"] is None:
-            row["date_paid"] = self.now
-        s.events.append(("order", row, None, status_change_hooks(old, new)))
-        note = {
-            "note": rules.status_note(old, new, prefix),
-            "customer_note": False,
-            "system": True,
-            "created_at": self.now,
-        }
-        s.add(sql.NOTES, note, row, "order_id")
-        if new in REDUCING:
-            if not row["stock_reduced"]:
-                self._move(s, order, -1)
-                row["stock_reduced"] = True
-            if not row["sales_recorded"]:
-                for line in order.lines:
-                    if line["product_id"] and line["quantity"]:
-                        s.sales[line["product_id"]] = (
-                            s.sales.get(line["product_id"], 0) + line["quantity"]
-                        )
-                row["sales_recorded"] = True
-        elif new in RESTORING and row["stock_reduced"]:
-            self._move(s, order, 1)
-            row["stock_reduced"] = False
-
-    def _payment_complete(self, s: Scratch, order: PlannedOrder, transaction_id: str) -> None:
-        row = order.row
-        if row["status"] not in PAYABLE:
-            return
-        if transaction_id:
-            row["transaction_id"] = transaction_id
-        if row["date_paid"] is None:
-            row["date_paid"] = self.now
-        s.events.append(("order", row, None, ["shop_payment_complete"]))
-        self._change_status(
-            s, order, "processing" if self._needs_processing(order) else "completed"
-        )
-
-    def _needs_processing(self, order: PlannedOrder) -> bool:
-        for line in order.lines:
-            product_id = line["variation_id"] or line["product_id"]
-            product = self._products.get(product_id) if product_id else None
-            if product_id and product_id not in self._covered:
-                raise Sequential
-            if product is not None and not (product["virtual"] and product["downloadable"]):
-                return True
-        return False
-
-    def _stock_row(self, s: Scratch, product_id: int) -> Row | None:
-        if product_id not in self._covered:
-            raise Sequential
-        found = s.stock.get(product_id) or self._stock.get(product_id)
-        return found if found is not None else self._products.get(product_id)
-
-    def _set_stock(self, s: Scratch, row: Row, **values: Any) -> Row:
-        changed = {**row, **values}
-        s.stock[row["id"]] = changed
-        return changed
-
-    def _move(self, s: Scratch, order: PlannedOrder, sign: int) -> None:
-        for line in order.lines:
-            product_id = line["variation_id"] or line["product_id"]
-            if product_id and line["quantity"]:
-                self._move_stock(s, product_id, sign * line["quantity"])
-
-    def _move_stock(self, s: Scratch, product_id: int, delta: int) -> None:
-        """``writers.stock.move_stock`` on the batch's stock."""
-        settings = self.ctx.settings
-        if not settings.manage_stock:
-            return
-        row = stock_source(product_id, lambda i: self._stock_row(s, i))
-        if row is None:
-            return
-        old, new, status = stock_moved(row, delta, settings.out_of_stock_threshold)
-        row = self._set_stock(s, row, stock_quantity=new, stock_status=status)
-        if new != old:
-            s.events.append(("product", row["id"], None, [stock_hook(row["type"] == "variation")]))
-        self._sync_variable_parent(s, row["parent_id"] if row["type"] == "variation" else row["id"])
-
-    def _sync_variable_parent(self, s: Scratch, parent_id: int | None) -> None:
-        if not parent_id:
-            return
-        parent = self._stock_row(s, parent_id)
-        if parent is None or parent["type"] != "variable":
-            return
-        if parent_id not in self._families:
-            raise Sequential
-        variations = [self._stock_row(s, i) for i in self._children.get(parent_id, [])]
-        status = stock.variable_parent_status(
-            [
-                _state(v)
-                for v in variations
-                if v is not None
-                and v["type"] == "variation"
-                and v["status"] in ("publish", "private")
-            ],
-            _state(parent),
-            store_manages=self.ctx.settings.manage_stock,
-            threshold=self.ctx.settings.out_of_stock_threshold,
-        )
-        if status != parent["stock_status"]:
-            self._set_stock(s, parent, stock_status=status)
 
     # --- write and records
 
@@ -614,26 +496,38 @@ class OrderBatch:
             key = rules.new_order_key()
             if row is not None:
                 row["order_key"] = key
-        for table in sql.TABLES:  # parents first: a child's link is set once its parent has an id
-            for child, fk, parent in self._links:
-                if "id" in parent:
-                    child[fk] = parent["id"]
-            sql.insert_rows(self.ctx.conn, table, self._slots[table])
+        parents = [sql.ORDERS, sql.ITEMS] if self._slots[sql.ITEM_META] else [sql.ORDERS]
+        sql.insert_tables(self.ctx.conn, self._slots, parents, self._link)
+
+    def _link(self) -> None:
+        """Set each child row's link to its parent once the parent has an id."""
+        for child, fk, parent in self._links:
+            if "id" in parent:
+                child[fk] = parent["id"]
 
     def write(self, plans: Sequence[Plan]) -> list[int]:
         conn = self.ctx.conn
         self._take_ids()
         edits = [plan.row for plan in plans if plan.edit]
         sql.update_orders(conn, edits)
+        sql.delete_items(conn, self._item_deletes)
+        deleted = set(self._item_deletes)
+        updated = sorted(self._item_updates.items())
+        sql.update_items(conn, [row for i, row in updated if i not in deleted])
         self._write_profiles()
-        changed = [
-            (i, row["stock_quantity"], row["stock_status"])
-            for i, row in sorted(self._stock.items())
+        changed = {
+            i: (row["stock_quantity"], row["stock_status"])
+            for i, row in self._stock.items()
             if (row["stock_quantity"], row["stock_status"])
             != (self._products[i]["stock_quantity"], self._products[i]["stock_status"])
-        ]
-        sql.update_stock(conn, changed)
-        sql.add_total_sales(conn, sorted(self._sales.items()))
+        }
+        sql.update_products(
+            conn,
+            [
+                (i, *changed.get(i, (None, None)), self._sales.get(i, 0))
+                for i in sorted(set(changed) | set(self._sales))
+            ],
+        )
         for plan in plans:
             for resource, ref, event, actions in plan.events:
                 record_id = ref["id"] if isinstance(ref, dict) else ref
@@ -650,14 +544,8 @@ class OrderBatch:
                 "updated_at": self.now,
             }
             (known if profile["exists"] else new).append(row)
-        sql.insert_profiles(self.ctx.conn, new)
-        sql.update_profiles(self.ctx.conn, known)
+        customer_writes_sql.insert_profiles(self.ctx.conn, new)
+        customer_writes_sql.update_profiles(self.ctx.conn, known)
 
     def records(self, ids: Sequence[int]) -> list[Row]:
         return self.load_records(ids)
-
-
-def _state(row: Row) -> stock.StockState:
-    return stock.StockState(
-        bool(row["manage_stock"]), row["stock_quantity"], row["backorders"], row["stock_status"]
-    )

@@ -1,10 +1,8 @@
-"""The four item arrays of an order write: create, update and delete of line items, shipping
-lines, fees and coupons (reference orders.md §9, §4 step 7; decisions.md §6, §7 "Line items").
-
-Checks run in the reference's order for each element, elements in array order, arrays in the
-order ``line_items``, ``shipping_lines``, ``fee_lines``, ``coupon_lines``. An update or delete
-must name an item of this order and of that array's type, else 400 ``shop_invalid_item_id``.
-Taxes are not computed here: the totals recalculation that follows does that.
+"""One element of an order's item arrays: the checks of a new line item, shipping line, fee or
+coupon and its columns, or of an edit of one and its changed columns (reference orders.md §9, §4
+step 7; decisions.md §6, §7 "Line items"), in the reference's order of checks; pure but for what
+a new line reads of the catalogue (:class:`Catalog`). ``writers.order_arrays`` applies them to an
+order's plan. Taxes are not computed here: the totals recalculation that follows does that.
 """
 
 from __future__ import annotations
@@ -16,12 +14,7 @@ from shopsvc.domain import catalog, pricing, tax
 from shopsvc.domain.tax import Address, TaxRate
 from shopsvc.domain.totals import price_excluding_tax, scale_line_amounts
 from shopsvc.errors import ApiError
-from shopsvc.sql import order_lookups as order_lookups_sql
-from shopsvc.sql import order_writes as sql
-from shopsvc.sql import product_lookups as product_lookups_sql
-from shopsvc.validation.orders import ARRAYS, ItemInput
 from shopsvc.writers.context import WriteContext
-from shopsvc.writers.order_totals import tax_rates
 
 Row = dict[str, Any]
 _ZERO = Decimal(0)
@@ -36,15 +29,16 @@ def invalid_item_id() -> ApiError:
 
 
 class Catalog(Protocol):
-    """What a new line reads of the catalogue: the database (:class:`StoredCatalog`), or what a
-    set-based bulk loaded for all its elements at once (``writers.order_batch``)."""
+    """What a line reads of the catalogue: what the planner (``writers.order_batch``) loaded for
+    all its elements at once, before the first plan."""
 
     def sku_owner(self, sku: str) -> int | None:
         """The product or variation not in the trash whose SKU is ``sku`` (case-insensitive)."""
         ...
 
     def product(self, product_id: int) -> Row | None:
-        """A product or variation (any status), as ``sql.order_lookups.get_product`` reads it."""
+        """A product or variation (any status), with the columns of
+        ``sql.order_lookups.PRODUCT_COLUMNS``."""
         ...
 
     def variations(self, parent_id: int) -> list[tuple[int, dict[str, str]]]:
@@ -55,41 +49,6 @@ class Catalog(Protocol):
     def rates(self) -> list[TaxRate]:
         """Every stored tax rate."""
         ...
-
-
-class StoredCatalog:
-    """:class:`Catalog` read from the database, one statement per question."""
-
-    def __init__(self, ctx: WriteContext) -> None:
-        self.ctx = ctx
-
-    def sku_owner(self, sku: str) -> int | None:
-        return product_lookups_sql.get_sku_owner(self.ctx.conn, sku)
-
-    def product(self, product_id: int) -> Row | None:
-        return order_lookups_sql.get_product(self.ctx.conn, product_id)
-
-    def variations(self, parent_id: int) -> list[tuple[int, dict[str, str]]]:
-        return order_lookups_sql.variations_with_values(self.ctx.conn, parent_id)
-
-    def rates(self) -> list[TaxRate]:
-        return tax_rates(self.ctx)
-
-
-def write_items(ctx: WriteContext, order_id: int, array: str, elements: list[ItemInput]) -> None:
-    """Create, update or delete the items of one array, in array order."""
-    kind = ARRAYS[array]
-    for element in elements:
-        if element.id is None:
-            _CREATE[kind](ctx, order_id, element.values)
-            continue
-        item = order_lookups_sql.get_item(ctx.conn, element.id)
-        if item is None or item["order_id"] != order_id or item["item_type"] != kind:
-            raise invalid_item_id()
-        if element.delete:
-            sql.delete_items(ctx.conn, [item["id"]])
-        else:
-            _UPDATE[kind](ctx, item, element.values)
 
 
 # --- line items
@@ -191,12 +150,6 @@ def _default_price(ctx: WriteContext, catalog: Catalog, product: Row, tax_class:
     return price
 
 
-def _create_line(ctx: WriteContext, order_id: int, values: Row) -> None:
-    item, meta = new_line(ctx, StoredCatalog(ctx), values)
-    item_id = sql.insert_item(ctx.conn, {"order_id": order_id, **item})
-    sql.insert_item_meta(ctx.conn, item_id, meta)
-
-
 def new_line(ctx: WriteContext, catalog: Catalog, values: Row) -> tuple[Row, list[tuple[str, str]]]:
     """The checks of a new line item (reference §9.1) and its columns (but ``order_id``) and
     meta; the amounts' range is checked where the row is stored (``sql.common.check_amounts``)."""
@@ -233,8 +186,9 @@ def new_line(ctx: WriteContext, catalog: Catalog, values: Row) -> tuple[Row, lis
     return item, meta
 
 
-def _update_line(ctx: WriteContext, item: Row, values: Row) -> None:
-    _resolve_product(StoredCatalog(ctx), values, item)
+def line_changes(catalog: Catalog, item: Row, values: Row) -> Row:
+    """The checks of an edit of the line ``item`` (reference §9.1) and its changed columns."""
+    _resolve_product(catalog, values, item)
     _check_quantity(values, create=False)
     changes: Row = {}
     subtotal, total = item["subtotal"], item["total"]
@@ -258,7 +212,7 @@ def _update_line(ctx: WriteContext, item: Row, values: Row) -> None:
     for key in ("subtotal_tax", "total_tax"):
         if key in values:
             changes[key] = values[key]
-    sql.update_item(ctx.conn, item["id"], changes)
+    return changes
 
 
 # --- shipping lines
@@ -267,10 +221,6 @@ def _update_line(ctx: WriteContext, item: Row, values: Row) -> None:
 def _check_shipping_total(values: Row) -> None:
     if "total" in values and values["total"] < 0:
         raise _error("shop_invalid_shipping_total", "Shipping total must be a positive amount.")
-
-
-def _create_shipping(ctx: WriteContext, order_id: int, values: Row) -> None:
-    sql.insert_item(ctx.conn, {"order_id": order_id, **new_shipping(values)})
 
 
 def new_shipping(values: Row) -> Row:
@@ -287,7 +237,8 @@ def new_shipping(values: Row) -> Row:
     }
 
 
-def _update_shipping(ctx: WriteContext, item: Row, values: Row) -> None:
+def shipping_changes(values: Row) -> Row:
+    """The checks and changed columns of an edit of a shipping line."""
     _check_shipping_total(values)
     changes: Row = {}
     if "method_id" in values:
@@ -296,14 +247,10 @@ def _update_shipping(ctx: WriteContext, item: Row, values: Row) -> None:
         changes["name"] = values["method_title"]
     if "total" in values:
         changes["total"] = changes["subtotal"] = values["total"]
-    sql.update_item(ctx.conn, item["id"], changes)
+    return changes
 
 
 # --- fees
-
-
-def _create_fee(ctx: WriteContext, order_id: int, values: Row) -> None:
-    sql.insert_item(ctx.conn, {"order_id": order_id, **new_fee(values)})
 
 
 def new_fee(values: Row) -> Row:
@@ -323,7 +270,8 @@ def new_fee(values: Row) -> Row:
     }
 
 
-def _update_fee(ctx: WriteContext, item: Row, values: Row) -> None:
+def fee_changes(values: Row) -> Row:
+    """The changed columns of an edit of a fee line."""
     changes: Row = {}
     if "title" in values:
         changes["name"] = values["title"]
@@ -331,7 +279,7 @@ def _update_fee(ctx: WriteContext, item: Row, values: Row) -> None:
         changes["tax_class"] = _class(values["tax_class"])
     if "total" in values:
         changes["total"] = changes["subtotal"] = values["total"]
-    sql.update_item(ctx.conn, item["id"], changes)
+    return changes
 
 
 # --- coupons
@@ -342,10 +290,6 @@ def _check_coupon_amount(values: Row) -> None:
         raise _error(
             "shop_invalid_coupon_total", "Coupon discount total must be a positive amount."
         )
-
-
-def _create_coupon(ctx: WriteContext, order_id: int, values: Row) -> None:
-    sql.insert_item(ctx.conn, {"order_id": order_id, **new_coupon(values)})
 
 
 def new_coupon(values: Row) -> Row:
@@ -361,25 +305,12 @@ def new_coupon(values: Row) -> Row:
     }
 
 
-def _update_coupon(ctx: WriteContext, item: Row, values: Row) -> None:
+def coupon_changes(values: Row) -> Row:
+    """The checks and changed columns of an edit of a coupon line."""
     _check_coupon_amount(values)
     changes: Row = {}
     if values.get("code"):
         changes["name"] = values["code"]
     if "amount" in values:
         changes["total"] = changes["subtotal"] = values["amount"]
-    sql.update_item(ctx.conn, item["id"], changes)
-
-
-_CREATE = {
-    "line_item": _create_line,
-    "shipping": _create_shipping,
-    "fee": _create_fee,
-    "coupon": _create_coupon,
-}
-_UPDATE = {
-    "line_item": _update_line,
-    "shipping": _update_shipping,
-    "fee": _update_fee,
-    "coupon": _update_coupon,
-}
+    return changes

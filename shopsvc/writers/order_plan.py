@@ -1,8 +1,7 @@
-"""One element's plan in a set-based ``/orders/bulk`` (``shopsvc.writers.order_batch``): the
-order as the element changes it, what its plan adds (the rows it would insert, the key draws, the
-links of child rows to their parents, its stock, sales and profile changes and its webhook
-events), what is kept of a plan that passed, and the element's order id as the one-by-one bulk
-reads it.
+"""One element's plan (``shopsvc.writers.order_batch``): the order as the element changes it,
+what its plan adds (the rows it would insert, the key draws, the links of child rows to their
+parents, the stored items it changes or deletes, its stock, sales and profile changes and its
+webhook events), what is kept of a plan that passed, and a bulk element's order id.
 """
 
 from __future__ import annotations
@@ -19,10 +18,15 @@ Row = dict[str, Any]
 @dataclass
 class PlannedOrder:
     """An order as an element changes it: its row (a new one, or a copy of the loaded one) and
-    its line items (what status changes move stock and sales by)."""
+    its items as they will be stored (copies of the loaded ones by id, then the new ones)."""
 
     row: Row
-    lines: list[Row]
+    items: list[Row]
+
+    @property
+    def lines(self) -> list[Row]:
+        """The line items (what status changes move stock and sales by)."""
+        return [item for item in self.items if item["item_type"] == "line_item"]
 
 
 @dataclass
@@ -39,6 +43,9 @@ class Scratch:
     sales: dict[int, int] = field(default_factory=dict)
     profiles: dict[int, dict[str, Any]] = field(default_factory=dict)
     events: list[tuple[str, Any, str | None, list[str]]] = field(default_factory=list)
+    #: the stored items it changes, by id, and those it deletes
+    updated_items: dict[int, Row] = field(default_factory=dict)
+    deleted_items: list[int] = field(default_factory=list)
 
     def add(self, table: str, row: Row, parent: Row | None = None, fk: str = "") -> Row:
         self.rows[table].append(row)
@@ -58,6 +65,6 @@ class Plan:
 
 
 def element_order_id(element: Row) -> int:
-    """The element's order id as the one-by-one bulk reads it (0: a create)."""
+    """A bulk element's order id, its ``id`` field (0: a create)."""
     raw_id = element.get("id")
     return 0 if raw_id is None or raw_id == "" else int_field(raw_id, "order.id")

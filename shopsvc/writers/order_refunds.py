@@ -284,25 +284,6 @@ def create_refund(
     return refund_id
 
 
-def refund_remainder(
-    ctx: WriteContext,
-    order_id: int,
-    reason: str = "Order fully refunded",
-    user_id: int | None = None,
-) -> int | None:
-    """Refund what is left of the order (an edit to status ``refunded``, reference orders.md
-    §4 step 13): a refund of the remaining amount with ``reason`` and no items; its id, or None
-    when nothing is left (or the order does not exist). The order's status is the caller's: it
-    is not changed here (no note either); ``updated_at`` is bumped."""
-    order = order_lookups_sql.get_for_update(ctx.conn, order_id)
-    if order is None:
-        return None
-    remaining = remaining_amount(ctx, order)
-    if remaining <= 0:
-        return None
-    return _insert(ctx, order, remaining, reason, [], user_id)
-
-
 def edit_refund(ctx: WriteContext, order: Row, refund: Row, data: dict[str, Any]) -> None:
     """Apply ``reason`` and ``amount`` (when above 0) to the refund."""
     order = _lock(ctx, order)

@@ -1,158 +1,195 @@
-"""Order status changes and their side effects, and "payment complete" (reference orders.md
-§3.2, §4 step 13; decisions.md §7 "Orders: status, stock, payment").
+"""Order status changes and their side effects, and "payment complete", as steps of an order's
+plan (reference orders.md §3.2, §4 step 13; decisions.md §7 "Orders: status, stock, payment").
 
-A change to the same status does nothing. Any other change stores the status, adds the private
+A change to the same status does nothing. Any other change sets the status, adds the private
 system note ``"<status_note> Order status changed from <Old> to <New>."``, records the paid date
 on entering processing or completed and the completed date on entering completed, reduces the
 stock of stock-managed products once per line on first entering processing, completed or
 on-hold (raising ``total_sales`` once), restores it on entering cancelled or pending, and on
-entering refunded refunds what remains of the total ("Order fully refunded").
+entering refunded refunds what remains of the total ("Order fully refunded"). "Payment complete"
+only acts from pending, on-hold, failed or cancelled: the transaction id, the paid date, then
+processing (or completed when no line needs processing).
 
-Lock order (docs/sql.md "The lock order"): the order's row (locked by the caller), then every
-product the stock and sales moves may write, in id order, in one statement
-(``sql.product_lookups.lock_with_parents``) before the status is stored (the status update
-locks the ``order_counts`` rows); the moves then run in the lines' order on rows already held,
-so two orders listing the same products in opposite orders never deadlock.
+The stock moves are planned on the planner's copy of the products' stock (``writers.stock``'s
+arithmetic: ``stock_source``, ``stock_moved``, a variable parent's status), so a later order of
+the same bulk sees them; the planner locked every product they may write before its first plan
+(``sql.order_lookups.products_with_families``, in id order: docs/sql.md "The lock order") and
+writes the stock, the sales, the notes and the refunds with the rest of the plan.
 """
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from shopsvc.domain import orders as rules
-from shopsvc.domain.events import status_change_hooks
-from shopsvc.sql import order_lookups as order_lookups_sql
-from shopsvc.sql import order_note_writes as order_note_writes_sql
-from shopsvc.sql import order_writes as sql
-from shopsvc.sql import product_lookups as product_lookups_sql
-from shopsvc.sql import product_writes as product_writes_sql
-from shopsvc.writers.context import WriteContext
-from shopsvc.writers.order_refunds import refund_remainder
-from shopsvc.writers.stock import move_stock
+from shopsvc.domain import stock
+from shopsvc.domain.events import status_change_hooks, stock_hook
+from shopsvc.errors import Sequential
+from shopsvc.settings import Settings
+from shopsvc.sql import order_batch as sql
+from shopsvc.writers.order_plan import PlannedOrder, Scratch
+from shopsvc.writers.stock import stock_moved, stock_source
 
 Row = dict[str, Any]
 REDUCING = ("processing", "completed", "on-hold")
 RESTORING = ("cancelled", "pending")
 PAYABLE = ("pending", "on-hold", "failed", "cancelled")
 REFUND_REASON = "Order fully refunded"
+_ZERO = Decimal(0)
 
 
-def restore(ctx: WriteContext, order: Row) -> None:
-    """Take a trashed order out of the trash with the status it had before."""
-    values = {"status": order["status_before_trash"] or "pending", "status_before_trash": None}
-    sql.update_order(ctx.conn, order["id"], values)
-    order.update(values)
+class StatusSteps:
+    """The status, payment and stock steps of :class:`~shopsvc.writers.order_batch.OrderBatch`
+    (which holds the state they read and change)."""
+
+    settings: Settings
+    now: Any
+    #: the products and variations the plans may read, by id (locked), and their families
+    _products: dict[int, Row]
+    _covered: set[int]
+    _families: set[int]
+    _children: dict[int, list[int]]
+    #: the stock as the earlier plans left it, by product id
+    _stock: dict[int, Row]
+    #: what the edited orders' refunds add up to, by order id
+    _refunded: dict[int, Decimal]
+
+    def _change_status(self, s: Scratch, order: PlannedOrder, new: str, prefix: str = "") -> None:
+        row = order.row
+        old = row["status"]
+        if old == new:
+            return
+        row["status"] = new
+        row["updated_at"] = self.now
+        if new == "completed":
+            row["date_completed"] = self.now
+        if new in ("processing", "completed") and row["date_paid"] is None:
+            row["date_paid"] = self.now
+        s.events.append(("order", row, None, status_change_hooks(old, new)))
+        note = {
+            "note": rules.status_note(old, new, prefix),
+            "customer_note": False,
+            "system": True,
+            "created_at": self.now,
+        }
+        s.add(sql.NOTES, note, row, "order_id")
+        if new in REDUCING:
+            if not row["stock_reduced"]:
+                self._move(s, order, -1)
+                row["stock_reduced"] = True
+            if not row["sales_recorded"]:
+                for line in order.lines:
+                    if line["product_id"] and line["quantity"]:
+                        s.sales[line["product_id"]] = (
+                            s.sales.get(line["product_id"], 0) + line["quantity"]
+                        )
+                row["sales_recorded"] = True
+        elif new in RESTORING and row["stock_reduced"]:
+            self._move(s, order, 1)
+            row["stock_reduced"] = False
+        elif new == "refunded":
+            self._refund_remainder(s, order)
+
+    def _refund_remainder(self, s: Scratch, order: PlannedOrder) -> None:
+        """Entering refunded refunds what is left of the total (reference §4 step 13): a refund
+        without items, the order's ``updated_at`` bumped (it is, by the plan) and an
+        ``order.updated`` with ``shop_refund_created`` and ``shop_order_refunded``, as a refund
+        made through ``/orders/<id>/refunds`` records (``writers.order_refunds``)."""
+        row = order.row
+        remaining = Decimal(row["total"]) - self._refunded.get(row.get("id", 0), _ZERO)
+        if remaining <= 0:
+            return
+        refund = {
+            "amount": remaining,
+            "reason": REFUND_REASON,
+            "user_id": None,
+            "created_at": self.now,
+        }
+        sql.check_refund_amount(refund)
+        s.add(sql.REFUNDS, refund, row, "order_id")
+        s.events.append(("order", row, "updated", ["shop_refund_created", "shop_order_refunded"]))
+
+    def _payment_complete(self, s: Scratch, order: PlannedOrder, transaction_id: str) -> None:
+        row = order.row
+        if row["status"] not in PAYABLE:
+            return
+        if transaction_id:
+            row["transaction_id"] = transaction_id
+        if row["date_paid"] is None:
+            row["date_paid"] = self.now
+        s.events.append(("order", row, None, ["shop_payment_complete"]))
+        self._change_status(
+            s, order, "processing" if self._needs_processing(order) else "completed"
+        )
+
+    def _needs_processing(self, order: PlannedOrder) -> bool:
+        for line in order.lines:
+            product_id = line["variation_id"] or line["product_id"]
+            product = self._products.get(product_id) if product_id else None
+            if product_id and product_id not in self._covered:
+                raise Sequential
+            if product is not None and not (product["virtual"] and product["downloadable"]):
+                return True
+        return False
+
+    def _stock_row(self, s: Scratch, product_id: int) -> Row | None:
+        if product_id not in self._covered:
+            raise Sequential
+        found = s.stock.get(product_id) or self._stock.get(product_id)
+        return found if found is not None else self._products.get(product_id)
+
+    def _set_stock(self, s: Scratch, row: Row, **values: Any) -> Row:
+        changed = {**row, **values}
+        s.stock[row["id"]] = changed
+        return changed
+
+    def _move(self, s: Scratch, order: PlannedOrder, sign: int) -> None:
+        for line in order.lines:
+            product_id = line["variation_id"] or line["product_id"]
+            if product_id and line["quantity"]:
+                self._move_stock(s, product_id, sign * line["quantity"])
+
+    def _move_stock(self, s: Scratch, product_id: int, delta: int) -> None:
+        """``writers.stock.move_stock`` on the batch's stock."""
+        settings = self.settings
+        if not settings.manage_stock:
+            return
+        row = stock_source(product_id, lambda i: self._stock_row(s, i))
+        if row is None:
+            return
+        old, new, status = stock_moved(row, delta, settings.out_of_stock_threshold)
+        row = self._set_stock(s, row, stock_quantity=new, stock_status=status)
+        if new != old:
+            s.events.append(("product", row["id"], None, [stock_hook(row["type"] == "variation")]))
+        self._sync_variable_parent(s, row["parent_id"] if row["type"] == "variation" else row["id"])
+
+    def _sync_variable_parent(self, s: Scratch, parent_id: int | None) -> None:
+        if not parent_id:
+            return
+        parent = self._stock_row(s, parent_id)
+        if parent is None or parent["type"] != "variable":
+            return
+        if parent_id not in self._families:
+            raise Sequential
+        variations = [self._stock_row(s, i) for i in self._children.get(parent_id, [])]
+        status = stock.variable_parent_status(
+            [
+                _state(v)
+                for v in variations
+                if v is not None
+                and v["type"] == "variation"
+                and v["status"] in ("publish", "private")
+            ],
+            _state(parent),
+            store_manages=self.settings.manage_stock,
+            threshold=self.settings.out_of_stock_threshold,
+        )
+        if status != parent["stock_status"]:
+            self._set_stock(s, parent, stock_status=status)
 
 
-def change_status(ctx: WriteContext, order: Row, new: str, prefix: str = "") -> None:
-    """Move ``order`` (its row, updated in place) to ``new`` with the side effects."""
-    old = order["status"]
-    if old == new:
-        return
-    if (new in REDUCING and not (order["stock_reduced"] and order["sales_recorded"])) or (
-        new in RESTORING and order["stock_reduced"]
-    ):
-        # the products before the status (whose update locks the order_counts rows)
-        _lock_products(ctx, order)
-    values: Row = {"status": new, "updated_at": ctx.now}
-    if new == "completed":
-        values["date_completed"] = ctx.now
-    if new in ("processing", "completed") and order["date_paid"] is None:
-        values["date_paid"] = ctx.now
-    sql.update_order(ctx.conn, order["id"], values)
-    order.update(values)
-    ctx.events.record("order", order["id"], None, status_change_hooks(old, new))
-    order_note_writes_sql.insert_note(
-        ctx.conn, order["id"], rules.status_note(old, new, prefix), ctx.now, system=True
+def _state(row: Row) -> stock.StockState:
+    return stock.StockState(
+        bool(row["manage_stock"]), row["stock_quantity"], row["backorders"], row["stock_status"]
     )
-    if new in REDUCING:
-        _reduce_stock(ctx, order)
-        _record_sales(ctx, order)
-    elif new in RESTORING:
-        _restore_stock(ctx, order)
-    elif new == "refunded":
-        _refund_remainder(ctx, order)
-
-
-def payment_complete(ctx: WriteContext, order: Row, transaction_id: str) -> None:
-    """Reference §3.2: only from pending, on-hold, failed or cancelled; records the transaction
-    id and the paid date, then processing (or completed when no line needs processing)."""
-    if order["status"] not in PAYABLE:
-        return
-    values: Row = {}
-    if transaction_id:
-        values["transaction_id"] = transaction_id
-    if order["date_paid"] is None:
-        values["date_paid"] = ctx.now
-    sql.update_order(ctx.conn, order["id"], values)
-    order.update(values)
-    ctx.events.record("order", order["id"], None, ["shop_payment_complete"])
-    change_status(ctx, order, "processing" if _needs_processing(ctx, order) else "completed")
-
-
-def _lines(ctx: WriteContext, order: Row) -> list[Row]:
-    return [
-        i
-        for i in order_lookups_sql.get_items(ctx.conn, order["id"])
-        if i["item_type"] == "line_item"
-    ]
-
-
-def _needs_processing(ctx: WriteContext, order: Row) -> bool:
-    """A line whose product (still there) is not both virtual and downloadable."""
-    lines = _lines(ctx, order)
-    found = order_lookups_sql.get_products(
-        ctx.conn, [i["variation_id"] or i["product_id"] for i in lines]
-    )
-    for line in lines:
-        product = found.get(line["variation_id"] or line["product_id"])
-        if product is not None and not (product["virtual"] and product["downloadable"]):
-            return True
-    return False
-
-
-def _lock_products(ctx: WriteContext, order: Row) -> None:
-    """Lock every product the lines' stock and sales moves may write (their products,
-    variations and parents) in id order before the first of them (the lines' own order may
-    differ from another order's: locking one by one would deadlock)."""
-    lines = _lines(ctx, order)
-    ids = [line["variation_id"] for line in lines] + [line["product_id"] for line in lines]
-    product_lookups_sql.lock_with_parents(ctx.conn, ids)
-
-
-def _move(ctx: WriteContext, order: Row, sign: int) -> None:
-    for line in _lines(ctx, order):
-        product_id = line["variation_id"] or line["product_id"]
-        if product_id and line["quantity"]:
-            move_stock(ctx, product_id, sign * line["quantity"])
-
-
-def _reduce_stock(ctx: WriteContext, order: Row) -> None:
-    if order["stock_reduced"]:
-        return
-    _move(ctx, order, -1)
-    sql.update_order(ctx.conn, order["id"], {"stock_reduced": True})
-    order["stock_reduced"] = True
-
-
-def _restore_stock(ctx: WriteContext, order: Row) -> None:
-    if not order["stock_reduced"]:
-        return
-    _move(ctx, order, 1)
-    sql.update_order(ctx.conn, order["id"], {"stock_reduced": False})
-    order["stock_reduced"] = False
-
-
-def _record_sales(ctx: WriteContext, order: Row) -> None:
-    if order["sales_recorded"]:
-        return
-    for line in _lines(ctx, order):
-        if line["product_id"] and line["quantity"]:
-            product_writes_sql.update_total_sales(ctx.conn, line["product_id"], line["quantity"])
-    sql.update_order(ctx.conn, order["id"], {"sales_recorded": True})
-    order["sales_recorded"] = True
-
-
-def _refund_remainder(ctx: WriteContext, order: Row) -> None:
-    """Entering refunded refunds the unrefunded remainder (reference §4 step 13)."""
-    refund_remainder(ctx, order["id"], REFUND_REASON)

@@ -1,7 +1,8 @@
-"""Recalculate an order's taxes and totals and store them (reference orders.md §10): line,
-shipping and fee taxes on the items, one tax item per rate id, and the order-level totals.
-The arithmetic is ``shopsvc.domain.totals``; the rates are matched against the address the
-store's ``tax_based_on`` chooses."""
+"""An order's taxes and totals from its items (reference orders.md §10): line, shipping and fee
+taxes on the items, one tax line per rate id, and the order-level totals — computed, not
+stored (``writers.order_arrays.plan_totals`` plans the writes). The arithmetic is
+``shopsvc.domain.totals``; the rates are matched against the address the store's
+``tax_based_on`` chooses."""
 
 from __future__ import annotations
 
@@ -21,10 +22,6 @@ from shopsvc.domain.totals import (
     tax_address,
 )
 from shopsvc.settings import Settings
-from shopsvc.sql import order_lookups as order_lookups_sql
-from shopsvc.sql import order_writes as sql
-from shopsvc.sql import taxes as taxes_sql
-from shopsvc.writers.context import WriteContext
 
 Row = dict[str, Any]
 _ZERO = Decimal(0)
@@ -48,8 +45,9 @@ def order_tax_address(settings: Settings, order: Row) -> Address:
     return tax_address(based_on, _address(order, "billing"), _address(order, "shipping"), base)
 
 
-def tax_rates(ctx: WriteContext) -> list[TaxRate]:
-    """Every stored tax rate, as the tax rules take them."""
+def rate_rules(rows: list[Row]) -> list[TaxRate]:
+    """The stored rates ``rows`` (``sql.taxes``'s, with their locations) as the tax rules
+    take them."""
     return [
         TaxRate(
             id=row["id"],
@@ -65,7 +63,7 @@ def tax_rates(ctx: WriteContext) -> list[TaxRate]:
             postcodes=tuple(row["postcodes"]),
             cities=tuple(row["cities"]),
         )
-        for row in taxes_sql.get_rates(ctx.conn)
+        for row in rows
     ]
 
 
@@ -177,36 +175,3 @@ def tax_item_values(line: TaxLine) -> Row:
         "tax_total": line.tax_total,
         "shipping_tax_total": line.shipping_tax_total,
     }
-
-
-def recalculate(ctx: WriteContext, order: Row) -> None:
-    """Recalculate and store the totals of ``order`` (its row, updated in place)."""
-    items = order_lookups_sql.get_items(ctx.conn, order["id"])
-    found = compute_totals(
-        ctx.settings, order, items, tax_rates(ctx), order_lookups_sql.tax_class_slugs(ctx.conn)
-    )
-    for key, values in (*found.lines, *found.shipping, *found.fees):
-        sql.update_item(ctx.conn, int(key), values)
-    stored = [item for item in items if item["item_type"] == "tax"]
-    _store_tax_items(ctx, order["id"], stored, found.tax_lines)
-    sql.update_order(ctx.conn, order["id"], found.order)
-    order.update(found.order)
-
-
-def _store_tax_items(
-    ctx: WriteContext, order_id: int, stored: list[Row], lines: list[TaxLine]
-) -> None:
-    """One tax item per rate id: kept (and refreshed) when the rate is still used, added when
-    new, removed when no longer used (reference §10.4)."""
-    existing = {item["rate_id"]: item for item in stored}
-    for line in lines:
-        values = tax_item_values(line)
-        item = existing.pop(line.rate_id, None)
-        if item is None:
-            sql.insert_item(
-                ctx.conn,
-                {"order_id": order_id, "item_type": "tax", "rate_id": line.rate_id, **values},
-            )
-        else:
-            sql.update_item(ctx.conn, item["id"], values)
-    sql.delete_items(ctx.conn, [item["id"] for item in existing.values()])

@@ -18,7 +18,8 @@ from shopsvc.media.images import sniff
 from shopsvc.settings import Settings, load_settings
 from shopsvc.sql.tables import order_items, orders, products, users, utc_now, webhook_deliveries
 from shopsvc.writers.context import WriteContext
-from shopsvc.writers.order_totals import recalculate
+from shopsvc.writers.order_batch import OrderBatch
+from shopsvc.writers.orders import Client
 from tests.helpers.api import ROOT
 from tests.helpers.orders import kept_and_counted
 
@@ -188,9 +189,20 @@ def test_a_small_store_reads_back_through_the_api(
     assert {p["id"]: p["total_sales"] for p in listed if p["total_sales"]} == dict(sold)
 
 
+class _Administrator:
+    """A caller holding every capability (``loaders.base.Caller``)."""
+
+    def __init__(self, conn: sa.Connection) -> None:
+        self.db = conn
+
+    def has_permission(self, permission: str, context: Any = None) -> bool:
+        return True
+
+
 def _recalculated(engine: sa.Engine, settings: Settings) -> tuple[int, list[str]]:
-    """Recalculate every order as an edit does (``writers.order_totals.recalculate``), in a
-    transaction rolled back; the number of orders and what differed from what was stored."""
+    """Recalculate every order as an edit that sends an empty item array does (the order
+    planner, ``writers.order_batch``), in a transaction rolled back; the number of orders and
+    what differed from what was stored."""
     differences: list[str] = []
 
     def snapshot(conn: sa.Connection, order_id: int) -> dict[str, Any]:
@@ -226,10 +238,8 @@ def _recalculated(engine: sa.Engine, settings: Settings) -> tuple[int, list[str]
         ctx = WriteContext(conn=conn, settings=settings, now=utc_now())
         for order_id in ids:
             before = snapshot(conn, order_id)
-            row = dict(
-                conn.execute(sa.select(orders).where(orders.c.id == order_id)).mappings().one()
-            )
-            recalculate(ctx, row)
+            batch = OrderBatch(ctx, _Administrator(conn), Client(), lambda ids: [])
+            batch.write_one({"line_items": []}, order_id)
             after = snapshot(conn, order_id)
             if before != after:
                 differences.append(f"order {order_id}: stored {before} recalculated {after}")
@@ -250,7 +260,7 @@ def test_order_totals_are_what_a_recalculation_stores(
     settings: dict[str, str],
 ) -> None:
     """The integer arithmetic (default settings) and ``calculate_totals`` itself (other
-    settings) store what ``writers.order_totals.recalculate`` computes from the items."""
+    settings) store what an order edit's recalculation computes from the items."""
     _seed(
         _ini(tmp_path, database_url, **settings),
         capsys,

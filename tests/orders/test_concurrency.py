@@ -6,10 +6,11 @@ own thread; a ``threading.Barrier`` starts them together. PostgreSQL runs them t
 time, so the order row is locked (``SELECT … FOR UPDATE``) before an edit or a refund reads the
 order's state; SQLite serialises writers (``BEGIN IMMEDIATE``) and must give the same outcome.
 
-To make the race certain rather than likely, the write that follows the read (a payment, a
-refund row) is held at a rendezvous (``Rendezvous``) until both requests reach it or ``WINDOW``
-runs out: without the lock both requests would get there having read the same state; with it the
-second is still waiting for the lock, so the first goes on alone after ``WINDOW``.
+To make the race certain rather than likely, the step that follows the read (an edit's plan,
+which decides on the payment from the order it read; a refund row) is held at a rendezvous
+(``Rendezvous``) until both requests reach it or ``WINDOW`` runs out: without the lock both
+requests would get there having read the same state; with it the second is still waiting for the
+lock, so the first goes on alone after ``WINDOW``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from webtest import TestApp
 
 from shopsvc.sql import order_refund_writes as order_refund_writes_sql
 from shopsvc.sql.tables import order_notes, order_refunds, products
-from shopsvc.writers import order_status
+from shopsvc.writers.order_batch import OrderBatch
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.order_writes import URL, create, edit, order_row, product
 from tests.helpers.sql import one_row, select_all
@@ -81,8 +82,8 @@ def test_two_payments_reduce_stock_once(
     first, second = clients
     order = create(first, line_items=[{"product_id": mug, "quantity": 3}])
     assert (order["status"], order["total"]) == ("pending", "30.00")
-    meeting = Rendezvous(order_status.payment_complete)
-    monkeypatch.setattr(order_status, "payment_complete", meeting)
+    meeting = Rendezvous(OrderBatch.plan)
+    monkeypatch.setattr(OrderBatch, "plan", lambda batch, element: meeting(batch, element))
     url = f"{URL}/{order['id']}"
 
     def pay(client: TestApp) -> Callable[[], Any]:

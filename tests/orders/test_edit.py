@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from webtest import TestApp
 
 from shopsvc.sql.customers import get_profile
-from shopsvc.sql.tables import order_refunds, orders, products
+from shopsvc.sql.tables import customer_profiles, order_refunds, orders, products, users
 from tests.helpers.order_writes import (
     URL,
     create,
@@ -91,6 +91,32 @@ def test_address_only_edit_is_saved_and_copied_to_previous_customer(
     with engine.connect() as conn:
         assert get_profile(conn, first.user_id) == {"billing": {}, "shipping": {"city": "Rome"}}
         assert get_profile(conn, second.user_id) is None
+
+
+def test_address_edit_of_an_order_whose_customer_is_gone(
+    api: TestApp, engine: sa.Engine, make_key: Callable[..., Any]
+) -> None:
+    """The order keeps the id of a customer whose user was deleted: the addresses are saved on
+    the order, there is no profile to copy them to (no profile row is made; it was a 500)."""
+    customer = make_key("customer")
+    order = create(api, customer_id=customer.user_id)
+    with engine.begin() as conn:
+        conn.execute(sa.delete(users).where(users.c.id == customer.user_id))
+    edited = edit(api, order["id"], shipping_address={"city": "Rome"}, note="n")
+    assert (edited["customer_id"], edited["note"]) == (customer.user_id, "n")
+    assert edited["shipping_address"] == {
+        "first_name": "",
+        "last_name": "",
+        "company": "",
+        "address_1": "",
+        "address_2": "",
+        "city": "Rome",
+        "state": "",
+        "postcode": "",
+        "country": "",
+    }
+    assert edited["customer"]["id"] == 0
+    assert select_all(engine, customer_profiles) == []
 
 
 def test_items_are_created_updated_and_deleted(api: TestApp, engine: sa.Engine, thing: int) -> None:

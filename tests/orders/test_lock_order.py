@@ -3,11 +3,13 @@ orders listing the same two products in opposite orders, moved to processing at 
 succeed — no deadlock, no 503 ``shop_api_busy``. Both databases.
 
 Each request goes through its own ``TestApp`` (its own database connection) from its own thread.
-To make the interleaving certain, each request's first stock move is followed by a rendezvous
-(``AfterFirst``): both requests hold their first product's lock before either takes its second.
-With the products locked one by one in line order, that is a deadlock on PostgreSQL (one request
-gets 503); with the products locked up front in id order, the second request waits for the
-first one's lock before its first move, and the first goes on alone after ``WINDOW``. SQLite
+To make the interleaving certain, each request's first lock of products (an order edit's plan
+locks every product its stock moves may write, ``sql.order_lookups.products_with_families``; a
+refund's first stock move) is followed by a rendezvous (``AfterFirst``): both requests would hold
+a product before either takes its next one. With the products locked one by one in line order,
+that is a deadlock on PostgreSQL (one request gets 503); with the products locked up front in id
+order, the second request waits for the first one's lock before its first move, and the first
+goes on alone after ``WINDOW``. SQLite
 serialises writers (``BEGIN IMMEDIATE``) and must give the same outcome.
 """
 
@@ -21,8 +23,9 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
+from shopsvc.sql import order_lookups
 from shopsvc.sql.tables import products
-from shopsvc.writers import order_refunds, order_status
+from shopsvc.writers import order_refunds
 from tests.helpers.api import Credentials, authorised
 from tests.helpers.order_writes import URL, create, product, stock_of
 from tests.helpers.sql import one_row
@@ -78,8 +81,8 @@ def test_two_orders_with_the_same_products_in_opposite_orders_do_not_deadlock(
         line_items=[{"product_id": cup, "quantity": 3}, {"product_id": mug, "quantity": 4}],
     )
     assert (stock_of(engine, mug), stock_of(engine, cup)) == (6, 7)
-    meeting = AfterFirst(order_status.move_stock)
-    monkeypatch.setattr(order_status, "move_stock", meeting)
+    meeting = AfterFirst(order_lookups.products_with_families)
+    monkeypatch.setattr(order_lookups, "products_with_families", meeting)
 
     def put(client: TestApp, order_id: int, status: str) -> Callable[[], Any]:
         body = {"order": {"status": status}}

@@ -622,27 +622,5 @@ def test_delete_checks(
     assert [r["id"] for r in select_all(engine, order_refunds)] == [foreign]
 
 
-# --- refund_remainder (for the order writes)
-
-
-def test_refund_remainder(engine: sa.Engine, app: TestApp) -> None:
-    from shopsvc.sql.tables import utc_now
-    from shopsvc.writers.context import WriteContext
-    from shopsvc.writers.order_refunds import refund_remainder
-
-    order = add_order(engine, total="50", status="processing")
-    add_refund(engine, order, "20")
-    with engine.begin() as conn:
-        ctx = WriteContext(conn=conn, settings=app.app.registry.shop, now=utc_now())
-        refund_id = refund_remainder(ctx, order)
-        assert refund_remainder(ctx, order) is None
-        assert refund_remainder(ctx, 9999) is None
-    assert refund_id is not None
-    row = one_row(engine, order_refunds, refund_id)
-    assert (row["amount"], row["reason"]) == (Decimal("30"), "Order fully refunded")
-    assert one_row(engine, orders, order)["status"] == "processing"
-    assert notes_of(engine, order) == []
-
-
 def test_index_lists_the_routes(api: TestApp) -> None:
     check_index(api, "/orders/<order_id>/refunds", "/orders/<order_id>/refunds/<id>")

@@ -6,7 +6,8 @@ amount whole cents and not negative -- ``fast_totals`` runs the same arithmetic 
 millionths, which is what lets a million orders take minutes; any other order goes through
 ``exact_totals``, which is ``calculate_totals`` itself. ``tests/cli/test_demo_totals.py`` proves
 the two equal over random orders (a property-based test), and ``tests/cli/test_demo.py`` that
-the stored totals are what a recalculation (``writers.order_totals.recalculate``) stores.
+the stored totals are what an order edit's recalculation (``writers.order_arrays.plan_totals``)
+stores.
 """
 
 from __future__ import annotations
