@@ -1,7 +1,7 @@
 """What an order's plan reads before it writes (``shopsvc.writers.order_batch``: a single create
 or edit is a batch of one), each one statement whatever the number of elements: the targeted
 orders (locked), the products named by id or SKU with their families (parents, sibling
-variations; locked, in one statement), the variations' attribute values, and in one bundle the
+variations; locked, with each variation's attribute values, in one statement), and in one bundle the
 customers and their profiles, the edited orders' items and refunds, the tax rates, their
 locations and the store's tax classes. Also the order row locked by the refund writes
 (:func:`get_for_update`).
@@ -16,11 +16,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
+    JSON,
     Connection,
     func,
     or_,
     select,
 )
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import GenericFunction
 
 from shopsvc.sql import taxes as taxes_sql
 from shopsvc.sql.bundle import Bundle, ids_in
@@ -37,6 +40,31 @@ from shopsvc.sql.tables import (
 )
 
 Row = dict[str, Any]
+
+
+class _JsonObjectAgg(GenericFunction[Any]):
+    """``json_group_object(key, value)`` on SQLite, ``json_object_agg(key, value)`` on
+    PostgreSQL: the rows' pairs as one JSON object (SQLite gives ``{}`` for no row, PostgreSQL
+    NULL)."""
+
+    type = JSON()
+    inherit_cache = True
+    name = "json_group_object"
+
+
+@compiles(_JsonObjectAgg, "postgresql")
+def _json_object_agg_pg(element: _JsonObjectAgg, compiler: Any, **kw: Any) -> str:
+    return f"json_object_agg({compiler.process(element.clauses, **kw)})"
+
+
+def _variation_values() -> Any:
+    """Each row's attribute values (a variation's; ``{}``/NULL for any other product)."""
+    return (
+        select(_JsonObjectAgg(variation_attributes.c.attribute_key, variation_attributes.c.value))
+        .where(variation_attributes.c.variation_id == products.c.id)
+        .scalar_subquery()
+        .label("variation_values")
+    )
 
 
 # --- the rows a write locks
@@ -101,7 +129,8 @@ def products_with_families(
     """The products and variations of ``product_ids`` and those whose SKU, lowered by the
     database, is one of ``lowered_skus`` (any status: the caller applies each lookup's rule),
     with their families -- their parents, their children and their parents' other children --
-    each with ``sku_lower``; locked, since the bulk may move their stock.
+    each with ``sku_lower`` and ``variation_values`` (a variation's attribute values by key, ``{}``
+    for other products); locked, since the bulk may move their stock.
 
     One statement, which locks every row in id order: two bulks over the same products then
     take their locks in one order and one waits for the other. (Locking the named products and
@@ -117,7 +146,7 @@ def products_with_families(
     named = select(products.c.id).where(or_(*terms))
     parents = select(products.c.parent_id).where(products.c.id.in_(named))
     query = (
-        select(*PRODUCT_COLUMNS, func.lower(products.c.sku).label("sku_lower"))
+        select(*PRODUCT_COLUMNS, func.lower(products.c.sku).label("sku_lower"), _variation_values())
         .where(
             or_(
                 products.c.id.in_(named),
@@ -129,19 +158,10 @@ def products_with_families(
         .order_by(products.c.id)
         .with_for_update()
     )
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def variation_values(conn: Connection, variation_ids: Sequence[int]) -> list[Row]:
-    """``variation_id``, ``attribute_key``, ``value`` of these variations."""
-    if not variation_ids:
-        return []
-    query = select(
-        variation_attributes.c.variation_id,
-        variation_attributes.c.attribute_key,
-        variation_attributes.c.value,
-    ).where(variation_attributes.c.variation_id.in_(sorted(set(variation_ids))))
-    return [dict(row) for row in conn.execute(query).mappings()]
+    found = [dict(row) for row in conn.execute(query).mappings()]
+    for row in found:
+        row["variation_values"] = row["variation_values"] or {}
+    return found
 
 
 # --- the rest, in one statement

@@ -221,11 +221,10 @@ class OrderBatch(StatusSteps):
             if row["parent_id"]:
                 self._children.setdefault(row["parent_id"], []).append(row["id"])
         self._covered |= set(found)
-        variations = [i for i, row in found.items() if row["type"] == "variation"]
-        for value in order_lookups_sql.variation_values(conn, variations):
-            self._values.setdefault(value["variation_id"], {})[value["attribute_key"]] = value[
-                "value"
-            ]
+        for product_id, row in found.items():
+            values = row.pop("variation_values")
+            if row["type"] == "variation":
+                self._values[product_id] = values
         self._products = found
         self._skus = set(skus)
 
