@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import sqlalchemy as sa
 from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc.errors import ApiError
+from shopsvc.errors import ApiError, Sequential
 from shopsvc.loaders.products import PRODUCTS
 from shopsvc.media.images import prefetch_images
 from shopsvc.records.products import product_record, product_records
@@ -31,16 +32,22 @@ from shopsvc.validation.types import parse_int, require_object
 from shopsvc.web import rendering
 from shopsvc.web.bulk import run_bulk
 from shopsvc.web.resources import Product, Products, ProductsBulk
+from shopsvc.writers import fields
 from shopsvc.writers import products as writer
 from shopsvc.writers.images import IMAGE_ERROR
 from shopsvc.writers.product_batch import ProductBatch
 from shopsvc.writers.variations import edit_variation
 
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
+#: The unique index of the live SKUs (``sql.tables``): the database's word on a SKU race.
+SKU_INDEX = "uq_products_sku"
 
 
 def _create(request: Request, data: Any) -> int:
     """``title`` present, ``type``, the fields, then the write (capability already checked)."""
+    planned = _planned(request, data, None)
+    if planned is not None:
+        return planned
     data = require_object(data, "product")
     if data.get("title") is None:
         raise validation.missing_title()
@@ -50,6 +57,8 @@ def _create(request: Request, data: Any) -> int:
 
 def _edit(request: Request, product_id: int, data: Any) -> None:
     """The shared record validation, ``type`` (not for a variation), the fields, the write."""
+    if _planned(request, data, product_id) is not None:
+        return
     row = PRODUCTS.load(request, product_id, "edit")
     data = require_object(data, "product")
     if row["type"] == "variation":
@@ -59,6 +68,34 @@ def _edit(request: Request, product_id: int, data: Any) -> None:
         return
     kind = None if data.get("type") is None else validation.product_type(data["type"])
     writer.edit_product(request.write_context, product_id, kind, validation.clean_product(data))
+
+
+def _planned(request: Request, data: Any, product_id: int | None) -> int | None:
+    """The create (``product_id`` None) or edit of ``data`` planned and written as a batch of one
+    (``shopsvc.writers.product_batch``: every check, then each table written once); its id. None
+    when the planner leaves the shape to the one-by-one writers (nothing is written then)."""
+    if not isinstance(data, dict) or (product_id is not None and product_id <= 0):
+        return None
+    batch = ProductBatch(
+        request,
+        lambda: request.write_context,
+        lambda ids: product_records(request.record_context, ids),
+        {},
+        target=lambda element: (product_id or 0, ""),
+    )
+    try:
+        batch.prepare([data])
+        plan = batch.plan(data)
+        try:
+            (written,) = batch.write([plan])
+        except sa.exc.IntegrityError as exc:
+            # a concurrent request took the SKU between the check and the write
+            if SKU_INDEX in str(exc.orig):
+                raise fields.sku_exists() from None
+            raise
+    except Sequential:
+        return None
+    return written
 
 
 # --- images fetched before the transaction

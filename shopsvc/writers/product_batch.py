@@ -119,8 +119,12 @@ class ProductBatch:
         context: Callable[[], WriteContext],
         load_records: Callable[[Sequence[int]], list[dict[str, Any]]],
         targets: dict[int, tuple[int, str]],
+        target: Callable[[dict[str, Any]], tuple[int, str]] = validation.bulk_target,
     ) -> None:
         self.caller = caller
+        self._target = target
+        #: a single create or edit (the view gave its target) rather than a bulk's elements
+        self.single = target is not validation.bulk_target
         self._context = context
         self._load_records = load_records
         self.targets = targets
@@ -165,7 +169,7 @@ class ProductBatch:
             if not isinstance(element, dict):
                 continue
             try:
-                product_id, sku = validation.bulk_target(element)
+                product_id, sku = self._target(element)
             except ApiError:
                 continue
             if product_id:
@@ -197,7 +201,7 @@ class ProductBatch:
         self._rows = product_lookups_sql.get_rows(conn, ids)
         self._row_terms = product_lookups_sql.get_terms_of(conn, self._rows)
         for element, clean in cleaned:
-            product_id, sku = validation.bulk_target(element)
+            product_id, sku = self._target(element)
             if sku:
                 product_id = self._db_owner(sku) or product_id
             row = self._rows.get(product_id)
@@ -256,7 +260,7 @@ class ProductBatch:
             raise Sequential("failed creates whose ids a one-by-one run takes")
 
     def _plan(self, element: dict[str, Any]) -> Plan:
-        product_id, sku = validation.bulk_target(element)
+        product_id, sku = self._target(element)
         if sku:
             product_id = self._sku_owner(sku) or 0
         self.targets[id(element)] = (max(product_id, 0), sku)

@@ -201,7 +201,8 @@ def run(
 
     def write(self: product_batch.ProductBatch, plans: Any) -> list[int]:
         ids = real_write(self, plans)
-        written.append(len(ids))
+        if not self.single:  # a single write (the one-by-one run's elements) plans too
+            written.append(len(ids))
         return ids
 
     monkeypatch.setattr(product_batch.ProductBatch, "write", write)
