@@ -25,12 +25,17 @@ from sqlalchemy import (
     update,
 )
 
-from shopsvc.sql.common import insert_all
+from shopsvc.sql.common import in_savepoint, insert_all
 from shopsvc.sql.tables import (
+    attribute_terms,
+    downloads,
+    product_attribute_terms,
+    product_attributes,
     product_gallery,
     product_terms,
     products,
     terms,
+    variation_attributes,
 )
 
 Row = dict[str, Any]
@@ -155,4 +160,105 @@ def replace_galleries(
             conn,
             product_gallery,
             [{"product_id": p, "position": n, "media_id": m} for p, n, m in rows],
+        )
+
+
+# --- new variations of new products
+
+
+def insert_products_with_ids(conn: Connection, rows: Sequence[Row]) -> None:
+    """Insert ``rows`` (every column, ``id`` included: SQLite's next ids, which the writer may
+    count on as it holds the write lock — so that new variations can name their new parent in
+    the same statement) in one statement."""
+    if rows:
+        conn.execute(insert(products), [dict(row) for row in rows])
+
+
+# --- attributes, downloads, variation values
+
+
+def insert_attribute_terms(conn: Connection, rows: Sequence[Row]) -> list[int] | None:
+    """New global attribute terms (``attribute_id``, ``name``, ``slug``) in one statement, in a
+    savepoint; their ids, in order. None when a concurrent request created one of them first
+    (the unique slug refused it): nothing is inserted then."""
+    if not rows:
+        return []
+
+    def insert_terms() -> list[int]:
+        if conn.dialect.name == "postgresql":
+            statement = insert(attribute_terms).returning(
+                attribute_terms.c.id, sort_by_parameter_order=True
+            )
+            return [int(i) for i in conn.execute(statement, list(rows)).scalars()]
+        returning = insert(attribute_terms).returning(attribute_terms.c.id)
+        return sorted(int(i) for i in conn.execute(returning, list(rows)).scalars())
+
+    ids = in_savepoint(conn, insert_terms)
+    return None if ids is False else ids
+
+
+def replace_attributes(
+    conn: Connection,
+    cleared: Sequence[int],
+    rows: Sequence[Row],
+    chosen: Sequence[tuple[int, int]],
+) -> None:
+    """Remove the attributes (and chosen terms) of ``cleared``, then insert ``rows`` (columns of
+    ``product_attributes``, in position order) and ``chosen`` (``(product id, term id)``)."""
+    if cleared:
+        ids = sorted(set(cleared))
+        conn.execute(
+            delete(product_attribute_terms).where(product_attribute_terms.c.product_id.in_(ids))
+        )
+        conn.execute(delete(product_attributes).where(product_attributes.c.product_id.in_(ids)))
+    if rows:
+        conn.execute(insert(product_attributes), list(rows))
+    if chosen:
+        insert_all(
+            conn,
+            product_attribute_terms,
+            [{"product_id": p, "attribute_term_id": t} for p, t in chosen],
+        )
+
+
+def replace_downloads(
+    conn: Connection, cleared: Sequence[int], rows: Sequence[tuple[int, str, str, str]]
+) -> None:
+    """Remove the downloads of ``cleared``, then insert ``rows`` (``(product id, key, name,
+    file)``, each product's in order)."""
+    if cleared:
+        conn.execute(delete(downloads).where(downloads.c.product_id.in_(sorted(set(cleared)))))
+    positions: dict[int, int] = {}
+    values = []
+    for product_id, key, name, file in rows:
+        position = positions[product_id] = positions.get(product_id, -1) + 1
+        values.append(
+            {
+                "product_id": product_id,
+                "download_key": key,
+                "name": name,
+                "file": file,
+                "position": position,
+            }
+        )
+    if values:
+        insert_all(conn, downloads, values)
+
+
+def replace_variation_values(
+    conn: Connection, cleared: Sequence[int], rows: Sequence[tuple[int, str, str]]
+) -> None:
+    """Remove the attribute values of the variations ``cleared``, then insert ``rows``
+    (``(variation id, attribute key, value)``)."""
+    if cleared:
+        conn.execute(
+            delete(variation_attributes).where(
+                variation_attributes.c.variation_id.in_(sorted(set(cleared)))
+            )
+        )
+    if rows:
+        insert_all(
+            conn,
+            variation_attributes,
+            [{"variation_id": v, "attribute_key": k, "value": value} for v, k, value in rows],
         )

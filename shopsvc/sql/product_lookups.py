@@ -318,17 +318,39 @@ def get_live_skus(conn: Connection, lowered: Iterable[str]) -> list[Row]:
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
-def get_rows(conn: Connection, ids: Iterable[int]) -> dict[int, Row]:
-    """Every column of the products and variations ``ids`` that exist, by id, held for the rest
-    of the transaction (as a single edit holds its row)."""
+def get_rows(
+    conn: Connection, ids: Iterable[int], variations_of: Iterable[int] = ()
+) -> dict[int, Row]:
+    """Every column of the products and variations ``ids`` that exist, and of every variation
+    of the products ``variations_of`` (a variable product's edit derives its stock status and
+    its variations' titles from them), by id, held for the rest of the transaction (as a single
+    edit holds its row)."""
+    wanted = sorted(set(ids))
+    parents = sorted(set(variations_of))
+    if not wanted and not parents:
+        return {}
+    # in id order, as every bulk locks them: two bulks on the same products queue, never deadlock
+    found = products.c.id.in_(wanted)
+    if parents:
+        found = or_(found, and_(products.c.parent_id.in_(parents), products.c.type == "variation"))
+    query = select(products).where(found).order_by(products.c.id).with_for_update()
+    return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
+
+
+def get_variation_values_of(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
+    """The attribute values of each of the variations ``ids`` (those with none are left out)."""
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    # in id order, as every bulk locks them: two bulks on the same products queue, never deadlock
-    query = (
-        select(products).where(products.c.id.in_(wanted)).order_by(products.c.id).with_for_update()
-    )
-    return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
+    query = select(
+        variation_attributes.c.variation_id,
+        variation_attributes.c.attribute_key,
+        variation_attributes.c.value,
+    ).where(variation_attributes.c.variation_id.in_(wanted))
+    found: dict[int, dict[str, str]] = {}
+    for variation_id, key, value in conn.execute(query):
+        found.setdefault(variation_id, {})[key] = value
+    return found
 
 
 def get_last_id(conn: Connection) -> int:

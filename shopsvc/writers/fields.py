@@ -118,20 +118,30 @@ def prices(ctx: WriteContext, row: Row, clean: dict[str, Any], kind: str) -> dic
 def downloads(ctx: WriteContext, row: Row, clean: dict[str, Any]) -> dict[str, Any]:
     """``downloadable``; then, only when the product is downloadable, ``downloads`` (replaced),
     ``download_limit`` and ``download_expiry``."""
+    changes, rows = download_changes(row, clean)
+    if rows is not None:
+        sql.update_downloads(ctx.conn, row["id"], rows)
+    return changes
+
+
+def download_changes(
+    row: Row, clean: dict[str, Any]
+) -> tuple[dict[str, Any], list[tuple[str, str, str]] | None]:
+    """:func:`downloads` without the write: the columns, and the downloads that replace the
+    product's (``(download_key, name, file)``; None: left as they are)."""
     changes: dict[str, Any] = {}
     if "downloadable" in clean:
         changes["downloadable"] = clean["downloadable"]
     if not clean.get("downloadable", row["downloadable"]):
-        return changes
-    if "downloads" in clean:
-        _replace_downloads(ctx, row["id"], clean["downloads"])
+        return changes, None
+    rows = _download_rows(clean["downloads"]) if "downloads" in clean else None
     for name in ("download_limit", "download_expiry"):
         if name in clean:
             changes[name] = clean[name]
-    return changes
+    return changes, rows
 
 
-def _replace_downloads(ctx: WriteContext, product_id: int, items: list[DownloadInput]) -> None:
+def _download_rows(items: list[DownloadInput]) -> list[tuple[str, str, str]]:
     """Each download keeps its ``key`` when it has one not seen before, else gets a new one."""
     keys: set[str] = set()
     rows = []
@@ -141,4 +151,4 @@ def _replace_downloads(ctx: WriteContext, product_id: int, items: list[DownloadI
             key = str(uuid.uuid4())
         keys.add(key)
         rows.append((key, item.name, item.file))
-    sql.update_downloads(ctx.conn, product_id, rows)
+    return rows

@@ -10,6 +10,7 @@ from shopsvc.errors import ApiError
 from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation.products import MAX_SLUG_BASE, AttributeInput
+from shopsvc.writers.attribute_options import find_term
 from shopsvc.writers.context import WriteContext
 
 
@@ -60,9 +61,9 @@ def _term_id(ctx: WriteContext, attribute_id: int, option: str, known: list[dict
     """The term of the attribute named ``option`` (by name, then slug), created if missing. A
     concurrent request may create the same term first: then it is looked up again."""
     for _ in range(3):
-        found = _find_term(option, known)
+        found = find_term(option, known)
         if found is not None:
-            return found
+            return int(found)
         base = (catalog.slugify_name(option) or "term")[:MAX_SLUG_BASE]
         unique = catalog.unique_slug(
             base, product_lookups_sql.get_term_slugs_like(ctx.conn, attribute_id, base)
@@ -75,17 +76,3 @@ def _term_id(ctx: WriteContext, attribute_id: int, option: str, known: list[dict
     raise ApiError(  # pragma: no cover - three lost races in a row
         "shop_api_cannot_create_product", f'Could not create the term "{option}".', 400
     )
-
-
-def _find_term(option: str, known: list[dict[str, Any]]) -> int | None:
-    """The id of the term in ``known`` whose name is ``option`` (case-insensitive), else whose
-    slug is ``option`` or its slug."""
-    wanted = option.casefold()
-    for term in known:
-        if term["name"].casefold() == wanted:
-            return int(term["id"])
-    slug = catalog.slugify_name(option)
-    for term in known:
-        if term["slug"] in (option, slug):
-            return int(term["id"])
-    return None

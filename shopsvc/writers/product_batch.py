@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from shopsvc.domain import catalog
@@ -59,12 +58,15 @@ from shopsvc.loaders.base import Caller
 from shopsvc.loaders.products import PRODUCTS
 from shopsvc.sql import product_batch as sql
 from shopsvc.sql import product_lookups as product_lookups_sql
+from shopsvc.sql.product_references import get_references
 from shopsvc.sql.products import CATALOG_VISIBLE
 from shopsvc.validation import products as validation
-from shopsvc.validation.products import ImagesInput
-from shopsvc.writers import fields
+from shopsvc.validation.products import ImageInput, ImagesInput
+from shopsvc.writers import attribute_options, fields
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.images import arrange_images
+from shopsvc.writers.product_plan import AttributeTerms, Plan
+from shopsvc.writers.product_write import write_plans
 from shopsvc.writers.products import (
     BASIC,
     CATEGORY,
@@ -77,39 +79,26 @@ from shopsvc.writers.products import (
     edit_texts,
 )
 from shopsvc.writers.stock import planned_stock
+from shopsvc.writers.variation_plan import VariationPlanning
 
 Row = dict[str, Any]
 #: The taxonomies of ``categories`` and ``tags``.
 TAXONOMIES = (("categories", CATEGORY), ("tags", TAG))
-#: Fields the batch leaves to the one-by-one path whenever they are sent.
-SEQUENTIAL_FIELDS = ("attributes", "downloads")
+#: The statuses of the variations a variable product's stock status follows.
+LIVE = ("publish", "private")
+
+__all__ = ["Plan", "ProductBatch"]
 
 
-@dataclass
-class Plan:
-    """One element's write: the product's row as the single write would leave it, the columns
-    an edit changes, its new terms and gallery, and its events."""
-
-    row: Row
-    create: bool
-    changed: set[str] = field(default_factory=set)
-    terms: dict[str, list[int]] = field(default_factory=dict)
-    gallery: list[int] | None = None  # the new gallery; None: left as it is
-    stock_moved: bool = False
-
-    @property
-    def product_id(self) -> int:
-        return int(self.row["id"])
-
-
-class ProductBatch:
-    """The set-based writer of one ``/products/bulk`` request (see the module docstring).
+class ProductBatch(VariationPlanning):
+    """The planner and writer of product writes (see the module docstring).
 
     ``caller`` answers the capability checks; ``context()`` gives the write context (asked for
     by :meth:`prepare`: a request opens its transaction only then, after the images were
     prefetched); ``load_records(ids)`` is the family's list loader
     (``records.products.product_records``); ``targets`` is the view's record of each element's
-    ``(id, sku)`` for its error item."""
+    ``(id, sku)`` for its error item; ``target(element)`` what an element writes (a bulk's
+    lookup rule by default; a single write's view gives its own: 0 for a create)."""
 
     ctx: WriteContext
 
@@ -122,12 +111,12 @@ class ProductBatch:
         target: Callable[[dict[str, Any]], tuple[int, str]] = validation.bulk_target,
     ) -> None:
         self.caller = caller
-        self._target = target
-        #: a single create or edit (the view gave its target) rather than a bulk's elements
-        self.single = target is not validation.bulk_target
         self._context = context
         self._load_records = load_records
         self.targets = targets
+        self._target = target
+        #: a single create or edit (the view gave its target) rather than a bulk's elements
+        self.single = target is not validation.bulk_target
         # what prepare loaded
         self._cleaned: dict[int, dict[str, Any] | ApiError] = {}
         self._live_skus: dict[str, list[int]] = {}
@@ -140,6 +129,11 @@ class ProductBatch:
         self._shipping: dict[str, int] = {}
         self._tax_classes: set[str] = set()
         self._media: set[int] = set()
+        self._parents: set[int] = set()
+        self._last_new: int | None = None  # SQLite: the id the new rows follow
+        self._attributes = AttributeTerms({}, [])
+        self._product_attributes: dict[int, list[dict[str, Any]]] = {}
+        self._values: dict[int, dict[str, str]] = {}
         # what the plans so far did
         self._sku_over: dict[Any, tuple[str | None, str]] = {}
         self._touched_skus: set[str] = set()
@@ -163,6 +157,10 @@ class ProductBatch:
         shipping: set[str] = set()
         tax_classes: set[str] = set()
         media_ids: set[int] = set()
+        attribute_slugs: set[str] = set()
+        parents: set[int] = set()
+        edited: set[int] = set()  # a single edit: its variations are loaded (and held) too
+        new_variations = False  # a create with variations: their rows name the new parent
         cleaned: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self._left = sum(1 for element in elements if isinstance(element, dict))
         for element in elements:
@@ -180,25 +178,56 @@ class ProductBatch:
             if clean is None:
                 continue
             cleaned.append((element, clean))
-            if clean.get("sku"):
-                lookups.append(clean["sku"])
+            wanted = [clean]
+            if self.single:
+                edited.add(product_id)
+                wanted += self._variation_fields(clean)
+                new_variations = new_variations or (not product_id and len(wanted) > 1)
+                ids.update(v["id"] for v in wanted[1:] if v["id"])
+                if clean.get("parent_id"):
+                    parents.add(clean["parent_id"])
+            for fields_ in wanted:
+                if fields_.get("sku"):
+                    lookups.append(fields_["sku"])
+                if fields_.get("shipping_class"):
+                    shipping.add(fields_["shipping_class"].lower())
+                if fields_.get("tax_class"):
+                    tax_classes.add(fields_["tax_class"])
+                image = fields_.get("image")
+                if isinstance(image, ImageInput) and image.id:
+                    media_ids.add(image.id)
             if not product_id and not sku:
                 bases.add(create_slug_base(clean))
             for name, _ in TAXONOMIES:
                 term_ids.update(clean.get(name, ()))
-            if clean.get("shipping_class"):
-                shipping.add(clean["shipping_class"].lower())
-            if clean.get("tax_class"):
-                tax_classes.add(clean["tax_class"])
             images = clean.get("images")
             if isinstance(images, ImagesInput):
                 media_ids.update(item.id for item in images.items if item.id)
+            attribute_slugs.update(item.slug for item in clean.get("attributes", ()) if item.slug)
         self._sku_keys = {sku.lower() for sku in lookups}
-        for row in product_lookups_sql.get_live_skus(conn, self._sku_keys):
+        found = get_references(
+            conn,
+            skus=self._sku_keys,
+            term_ids=term_ids,
+            media_ids=media_ids,
+            attribute_slugs=attribute_slugs,
+            shipping=shipping,
+            tax_class_slugs=tax_classes,
+            parents=parents,
+            last_id=new_variations and not sql.burns_failed_ids(conn),
+        )
+        for row in found.live_skus:
             self._live_skus.setdefault(row["key"], []).append(row["id"])
+        self._term_taxonomies = found.term_taxonomies
+        self._shipping = found.shipping
+        self._tax_classes = found.tax_classes
+        self._media = found.media
+        self._parents = found.parents
+        self._last_new = found.last_id
+        self._attributes = AttributeTerms(found.attributes, found.attribute_terms)
         # a SKU's owner is an edit target (its lowest id, as get_sku_owner picks)
         ids.update(owners[0] for owners in self._live_skus.values())
-        self._rows = product_lookups_sql.get_rows(conn, ids)
+        self._rows = product_lookups_sql.get_rows(conn, ids, variations_of=edited - {0})
         self._row_terms = product_lookups_sql.get_terms_of(conn, self._rows)
         for element, clean in cleaned:
             product_id, sku = self._target(element)
@@ -213,10 +242,8 @@ class ProductBatch:
                 bases.add(create_slug_base(clean))
         self._slug_bases = bases
         self._slugs = dict(product_lookups_sql.get_slugs_like_any(conn, bases))
-        self._term_taxonomies = product_lookups_sql.get_term_taxonomies(conn, term_ids)
-        self._shipping = product_lookups_sql.get_shipping_classes(conn, shipping)
-        self._tax_classes = product_lookups_sql.get_tax_class_slugs(conn, tax_classes)
-        self._media = product_lookups_sql.get_media_ids(conn, media_ids)
+        if self.single:
+            self._prepare_variable(cleaned)
 
     def _clean(self, element: dict[str, Any]) -> dict[str, Any] | None:
         """``clean_product`` of the element, computed once (its error kept for the plan)."""
@@ -245,9 +272,18 @@ class ProductBatch:
 
     def plan(self, element: dict[str, Any]) -> Plan:
         self._left -= 1
+        slots = len(self._slots)
+        terms = len(self._attributes.new)
+        saved = (dict(self._sku_over), set(self._touched_skus))
         try:
             return self._plan(element)
         except ApiError:
+            # nothing of a failing element is seen by the next ones; its inserts took ids
+            self._slots[slots:] = [None] * (len(self._slots) - slots)
+            self._sku_over, self._touched_skus = saved
+            if len(self._attributes.new) > terms:
+                # their ids are taken (PostgreSQL), and the next elements would find them
+                raise Sequential("a failed element created attribute terms") from None
             if self._left == 0 and not self._plans and None in self._slots:
                 self._nothing_to_write()
             raise
@@ -297,24 +333,30 @@ class ProductBatch:
             self._last = product_lookups_sql.get_last_id(self.ctx.conn)
         return self._last
 
+    def _new_key(self) -> tuple[str, int]:
+        """The placeholder ``id`` of a new row (until it is inserted)."""
+        self._creates += 1
+        return ("new", self._creates)
+
     def _plan_create(self, element: dict[str, Any]) -> Plan:
         if element.get("title") is None:
             raise validation.missing_title()
         kind = validation.product_type("simple" if element.get("type") is None else element["type"])
         clean = self._cleaned_or_raise(element)
-        if kind == "variable":
+        if kind == "variable" and not self.single:
             raise Sequential("a variable product")
         self._unsupported(clean)
         base = create_slug_base(clean)
         slug = catalog.unique_slug(base, self._taken(base, None))
         row = sql.new_row(create_values(kind, clean, slug, self.ctx.now))
-        key = ("new", self._creates)
-        self._creates += 1
+        key = self._new_key()
         row["id"] = key
         plan = Plan(row=row, create=True)
+        slot = len(self._slots)
         self._slots.append(None)  # the row is inserted: a failure from here burns its id
         self._save(plan, clean, previous=None)
-        self._slots[-1] = plan
+        self._slots[slot] = plan
+        plan.events.append((plan, "created", [product_hook("new", False)]))
         self._slugs[key] = slug
         return plan
 
@@ -327,17 +369,19 @@ class ProductBatch:
         if product_id in self._written:
             raise Sequential(f"product {product_id} is written twice")
         restoring = "status" in clean and loaded["status"] == "trash"
-        if (
-            restoring
-            or "variable" in (loaded["type"], kind)
+        if restoring:
+            raise Sequential("a restore")
+        if not self.single and (
+            "variable" in (loaded["type"], kind)
             or "grouped" in (loaded["type"], kind)
             or loaded["parent_id"] is not None
         ):
-            raise Sequential("a restore, a variable or grouped product, or one with a parent")
+            raise Sequential("a variable or grouped product, or one with a parent")
         old_sku = loaded["sku"]
         if ("sku" in clean or "status" in clean) and old_sku and not old_sku.isascii():
             raise Sequential("a non-ASCII SKU changes")
         self._unsupported(clean)
+        previous = loaded
         row = dict(loaded)
         if kind is not None:
             row["type"] = kind
@@ -348,21 +392,25 @@ class ProductBatch:
         changes.update(edit_texts(clean))
         row.update(changes)
         plan = Plan(row=row, create=False)
-        self._save(plan, clean, previous=loaded)
+        self._save(plan, clean, previous=previous)
         plan.changed.update(changes)
+        plan.events.append((plan, "updated", [product_hook("update", False)]))
+        if row["type"] == "variable" and row["title"] != previous["title"]:
+            self._rename_variations(plan, previous["title"])
         self._written.add(product_id)
         self._slugs[product_id] = row["slug"]
         return plan
 
     def _unsupported(self, clean: dict[str, Any]) -> None:
-        """Sequential for the fields this batch leaves to the one-by-one path."""
-        if any(name in clean for name in SEQUENTIAL_FIELDS) or clean.get("parent_id", 0) != 0:
-            raise Sequential("attributes, downloads or a parent")
+        """Sequential for the fields this planner leaves to the one-by-one writers."""
+        if not self.single and clean.get("parent_id", 0) != 0:
+            raise Sequential("a parent")
         images = clean.get("images")
         if images is not None and any(
-            item.alt or item.title or (item.src and not item.id) for item in images.items
+            (item.src and not item.id) or (not self.single and (item.alt or item.title))
+            for item in images.items
         ):
-            raise Sequential("an image to download, or an image's alt or title")
+            raise Sequential("an image to download, or an image's alt or title in a bulk")
 
     def _taken(self, base: str, exclude: int | None) -> set[str]:
         """``get_slugs_like(base, exclude)`` after the earlier elements' writes."""
@@ -375,7 +423,7 @@ class ProductBatch:
         }
 
     def _sku_taken(self, sku: str, exclude: Any) -> bool:
-        """``get_sku_owner(sku, [exclude]) is not None`` after the earlier elements' writes."""
+        """``get_sku_owner(sku, [exclude]) is not None`` after the earlier writes."""
         key = sku.lower()
         if key not in self._sku_keys:
             raise Sequential(f"SKU {sku!r} was not loaded")
@@ -388,8 +436,8 @@ class ProductBatch:
         )
 
     def _save(self, plan: Plan, clean: dict[str, Any], previous: Row | None) -> None:
-        """``writers.products._save`` for the supported fields, on ``plan.row``: the same checks
-        in the same order, the columns and child rows it would write."""
+        """``writers.products._save`` on ``plan.row``: the same checks in the same order, the
+        columns and child rows it would write."""
         row = plan.row
         kind = row["type"]
         field_name = "product"
@@ -401,18 +449,21 @@ class ProductBatch:
             changes.update(self._images(plan, clean["images"]))
         changes.update({name: clean[name] for name in PLAIN_META if name in clean})
         if "tax_class" in clean:
-            changes["tax_class"] = fields.checked_tax_class(
-                clean["tax_class"], "product.tax_class", lambda slug: slug in self._tax_classes
-            )
-        changes.update(
-            fields.shipping_changes(
-                clean, field_name, lambda slug: self._shipping.get(slug.lower())
-            )
-        )
+            changes["tax_class"] = self._tax_class(clean["tax_class"], "product.tax_class")
+        changes.update(fields.shipping_changes(clean, field_name, self._shipping_class))
         sku_changed = self._sku(row, clean, final_status)
+        # what the element wrote is what its variations (and the next elements) see
+        if sku_changed or "status" in clean:
+            if previous is not None and previous["sku"]:
+                self._touched_skus.add(previous["sku"].lower())
+            if row["sku"]:
+                self._touched_skus.add(row["sku"].lower())
+            self._sku_over[row["id"]] = (row["sku"], final_status)
+        if "attributes" in clean:
+            plan.attributes = self._attributes.rows(clean["attributes"])
         changes.update(fields.prices(self.ctx, row, clean, kind))
         if "parent_id" in clean:
-            changes["parent_id"] = None
+            changes["parent_id"] = self._parent(row["id"], clean["parent_id"])
         for name in ("upsell_ids", "cross_sell_ids"):
             if name in clean:
                 changes[name] = json.dumps(clean[name])
@@ -422,35 +473,63 @@ class ProductBatch:
                 found = {i for i in ids if self._term_taxonomies.get(i) == taxonomy}
                 check_terms(taxonomy, ids, found, f"product.{name}")
                 plan.terms[taxonomy] = list(dict.fromkeys(ids))
-        changes.update(fields.downloads(self.ctx, row, clean))
+        download_changes, plan.downloads = fields.download_changes(row, clean)
+        changes.update(download_changes)
         if kind == "external":
             changes.update(
                 {name: clean[name] for name in ("product_url", "button_text") if name in clean}
             )
+        if kind == "variable" and "default_attributes" in clean:
+            defaults = attribute_options.default_attributes(
+                self._attributes_of(plan), clean["default_attributes"]
+            )
+            changes["default_attributes"] = json.dumps(defaults, ensure_ascii=False)
         changes["updated_at"] = self.ctx.now
         row.update(changes)
-        stock, plan.stock_moved = planned_stock(self.ctx.settings, row, clean, field_name)
+        variations = None
+        if kind == "variable":
+            if "variations" in clean:
+                self._plan_variations(plan, clean["variations"])
+            variations = [v for v in self._variations_of(plan) if v["status"] in LIVE]
+        stock, moved = planned_stock(self.ctx.settings, row, clean, field_name, variations)
         row.update(stock)
+        if moved:
+            plan.events.append((plan, None, [stock_hook(False)]))
         plan.changed.update(BASIC, changes, stock, ["sku"] if sku_changed else [])
-        # the element passed: what it wrote is what the next elements see
-        if sku_changed or "status" in clean:
-            if previous is not None and previous["sku"]:
-                self._touched_skus.add(previous["sku"].lower())
-            if row["sku"]:
-                self._touched_skus.add(row["sku"].lower())
-            self._sku_over[row["id"]] = (row["sku"], row["status"])
         self._check_related(plan, previous)
 
+    def _tax_class(self, slug: str, field: str, variation: bool = False) -> str:
+        return fields.checked_tax_class(
+            slug, field, lambda name: name in self._tax_classes, variation
+        )
+
+    def _shipping_class(self, slug: str) -> int | None:
+        return self._shipping.get(slug.lower())
+
+    def _parent(self, product_id: Any, parent_id: int) -> int | None:
+        if parent_id == 0:
+            return None
+        if parent_id == product_id or parent_id not in self._parents:
+            raise invalid_param("product.parent_id", f"no product with ID {parent_id}")
+        return parent_id
+
+    def _image_id(self, plan: Plan, item: ImageInput) -> int:
+        """``writers.images.image_id`` for media named by id: must exist; ``alt``/``title``
+        planned."""
+        if item.id and item.id not in self._media:
+            raise invalid_param(f"{item.field}.id", f"no image with ID {item.id}")
+        if item.src and not item.id:
+            raise Sequential("an image to download")
+        if item.id and (item.alt or item.title):
+            plan.media_texts.append((item.id, item.title or None, item.alt or None))
+        return item.id
+
     def _images(self, plan: Plan, images: ImagesInput) -> Row:
-        """``write_images`` for images named by existing media id (or cleared)."""
+        """``write_images``: the featured image column and the gallery."""
         if images.clear:
             plan.gallery = []
             return {"image_id": None}
-        media_ids = []
-        for item in images.items:
-            if item.id and item.id not in self._media:
-                raise invalid_param(f"{item.field}.id", f"no image with ID {item.id}")
-            media_ids.append(item.id)
+        media_ids = [self._image_id(plan, item) for item in images.items]
         changes, plan.gallery = arrange_images(images.items, media_ids)
         return changes
 
@@ -499,44 +578,7 @@ class ProductBatch:
     # --- write: every plan at once
 
     def write(self, plans: Sequence[Plan]) -> list[int]:
-        conn = self.ctx.conn
-        slots = [None if slot is None else _insertable(slot.row) for slot in self._slots]
-        new_ids = iter(sql.insert_products(conn, slots))
-        for slot in self._slots:
-            if slot is not None:
-                slot.row["id"] = next(new_ids)
-        edits = [plan for plan in plans if not plan.create]
-        changed = sorted({name for plan in edits for name in plan.changed})
-        if changed:
-            sql.update_products(
-                conn, [{"id": p.product_id} | {n: p.row[n] for n in changed} for p in edits]
-            )
-        cleared: dict[str, list[int]] = {}
-        links: list[tuple[int, int]] = []
-        galleries: list[int] = []
-        images: list[tuple[int, int, int]] = []
-        for plan in plans:
-            for taxonomy, ids in plan.terms.items():
-                if not plan.create:
-                    cleared.setdefault(taxonomy, []).append(plan.product_id)
-                links.extend((plan.product_id, term_id) for term_id in ids)
-            if plan.gallery is not None:
-                if not plan.create:
-                    galleries.append(plan.product_id)
-                images.extend((plan.product_id, n, m) for n, m in enumerate(plan.gallery))
-        sql.replace_terms(conn, cleared, links)
-        sql.replace_galleries(conn, galleries, images)
-        for plan in plans:
-            if plan.stock_moved:
-                self.ctx.events.record("product", plan.product_id, None, [stock_hook(False)])
-            if plan.create:
-                self.ctx.events.record(
-                    "product", plan.product_id, "created", [product_hook("new", False)]
-                )
-            else:
-                self.ctx.events.record(
-                    "product", plan.product_id, "updated", [product_hook("update", False)]
-                )
+        write_plans(self.ctx, plans, self._slots, self._attributes.new, self._last_new)
         return [plan.product_id for plan in plans]
 
     # --- records: as each single write answered
@@ -551,7 +593,3 @@ class ProductBatch:
             if plans[record["id"]].create:
                 created_after.add(record["id"])
         return found
-
-
-def _insertable(row: Row) -> Row:
-    return {name: value for name, value in row.items() if name != "id"}

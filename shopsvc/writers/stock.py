@@ -72,15 +72,27 @@ def stock_changes(ctx: WriteContext, row: Row, clean: dict[str, Any], field: str
 
 
 def planned_stock(
-    settings: Settings, row: Row, clean: dict[str, Any], field: str
+    settings: Settings,
+    row: Row,
+    clean: dict[str, Any],
+    field: str,
+    variations: list[Row] | None = None,
 ) -> tuple[dict[str, Any], bool]:
-    """:func:`stock_changes` of a product that is not variable (whose status needs no read of
-    its variations), without recording the event: ``(columns, whether the quantity moved)``
-    (the bulk planner records ``stock_hook`` itself when it writes)."""
-    if row["type"] == "variable":
-        raise ValueError("a variable product's stock status follows its variations")
+    """:func:`stock_changes` without a read or the event, for the planner: a variable product's
+    status from ``variations`` (its published and private variations' rows as the write leaves
+    them). ``(columns, whether the quantity moved)`` (the planner records ``stock_hook``)."""
     given = _inputs(row, clean, field)
-    return stock_columns(settings, row, given, given.status)
+    status = given.status
+    if row["type"] == "variable":
+        if variations is None:
+            raise ValueError("a variable product's stock status follows its variations")
+        status = stock.variable_parent_status(
+            [_stored(v) for v in variations],
+            given,
+            store_manages=settings.manage_stock,
+            threshold=settings.out_of_stock_threshold,
+        )
+    return stock_columns(settings, row, given, status)
 
 
 def stock_columns(

@@ -6,19 +6,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from shopsvc.domain import catalog
 from shopsvc.domain.events import product_hook
 from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.sql import product_writes as sql
 from shopsvc.validation import products as validation
 from shopsvc.validation.products import OptionInput
-from shopsvc.writers import fields, images
+from shopsvc.writers import attribute_options, fields, images
 from shopsvc.writers.context import WriteContext
 from shopsvc.writers.stock import stock_changes, sync_variable_parent
 
 Row = dict[str, Any]
-#: A variation's title names its attribute values only when it has this many or fewer.
-TITLE_ATTRIBUTES = 2
 
 
 def upsert_variations(ctx: WriteContext, parent: Row, items: list[dict[str, Any]]) -> None:
@@ -87,10 +84,9 @@ def default_attributes(
 ) -> list[dict[str, str]]:
     """A variable product's ``default_attributes`` as stored: ``{slug, option}`` of each element
     naming a variation attribute of the product with a value."""
-    values = _variation_values(
+    return attribute_options.default_attributes(
         product_lookups_sql.get_product_attributes(ctx.conn, product_id), options
     )
-    return [{"slug": key, "option": value} for key, value in values.items() if value]
 
 
 def _new_variation(ctx: WriteContext, parent: Row, index: int, visible: bool | None) -> Row:
@@ -142,11 +138,11 @@ def _save_variation(
     if "description" in clean:
         changes["description"] = clean["description"]
     if "attributes" in clean:
-        values = _variation_values(parent_attributes, clean["attributes"])
+        values = attribute_options.variation_values(parent_attributes, clean["attributes"])
         sql.update_variation_values(ctx.conn, variation_id, values)
     else:
         values = product_lookups_sql.get_variation_values(ctx.conn, variation_id)
-    changes["title"] = _title(parent["title"], parent_attributes, values)
+    changes["title"] = attribute_options.variation_title(parent["title"], parent_attributes, values)
     changes.update(stock_changes(ctx, row, clean, field))
     changes["updated_at"] = ctx.now
     sql.update_product(ctx.conn, variation_id, changes)
@@ -165,84 +161,3 @@ def _untrash(ctx: WriteContext, row: Row, status: str) -> None:
     values = {"status": status, "status_before_trash": None}
     if not sql.update_product_guarded(ctx.conn, row["id"], values):
         raise fields.sku_exists()
-
-
-def _title(
-    parent_title: str, parent_attributes: list[dict[str, Any]], values: dict[str, str]
-) -> str:
-    """``Parent - Red, Large``: the parent's title, plus the values' names when the variation
-    has one or two attributes and each has a value (as the final core)."""
-    shown = []
-    for attribute in parent_attributes:
-        if not attribute["variation"]:
-            continue
-        value = values.get(_attribute_key(attribute), "")
-        if not value:
-            return parent_title
-        name = value
-        for term in attribute["terms"]:
-            if term["slug"] == value:
-                name = term["name"]
-        shown.append(name)
-    if not shown or len(shown) > TITLE_ATTRIBUTES:
-        return parent_title
-    return f"{parent_title} - {', '.join(shown)}"
-
-
-# --- attribute values
-
-
-def _variation_values(
-    parent_attributes: list[dict[str, Any]], options: list[OptionInput]
-) -> dict[str, str]:
-    """The variation attribute values of ``options``; elements that name no attribute of the
-    parent flagged for variations are ignored."""
-    values: dict[str, str] = {}
-    for option in options:
-        attribute = _match_attribute(parent_attributes, option)
-        if attribute is None or not attribute["variation"]:
-            continue
-        values[_attribute_key(attribute)] = _option_value(attribute, option.option)
-    return values
-
-
-def _match_attribute(
-    parent_attributes: list[dict[str, Any]], option: OptionInput
-) -> dict[str, Any] | None:
-    """The parent attribute a ``{name, slug}`` element means: a global attribute by its slug
-    (or by name), else a custom attribute by its sanitised name."""
-    if option.slug:
-        slug = catalog.clean_attribute_slug(option.slug)
-        for attribute in parent_attributes:
-            if attribute["attribute_id"] and attribute["slug"] == slug:
-                return attribute
-    key = catalog.clean_attribute_slug(option.name)
-    for attribute in parent_attributes:
-        if not attribute["attribute_id"] and catalog.clean_attribute_slug(attribute["name"]) == key:
-            return attribute
-    for attribute in parent_attributes:
-        if attribute["attribute_id"] and (
-            attribute["slug"] == key or attribute["name"].casefold() == option.name.casefold()
-        ):
-            return attribute
-    return None
-
-
-def _attribute_key(attribute: dict[str, Any]) -> str:
-    if attribute["attribute_id"]:
-        return str(attribute["slug"])
-    return catalog.clean_attribute_slug(attribute["name"])
-
-
-def _option_value(attribute: dict[str, Any], option: str) -> str:
-    """The stored value: a global attribute's term slug, a custom attribute's text."""
-    if not option:
-        return ""
-    if not attribute["attribute_id"]:
-        return option
-    wanted = option.casefold()
-    slug = catalog.slugify_name(option)
-    for term in attribute["terms"]:
-        if term["name"].casefold() == wanted or term["slug"] in (option, slug):
-            return str(term["slug"])
-    return slug

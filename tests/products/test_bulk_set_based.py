@@ -473,8 +473,6 @@ def test_store_stock_settings(run: Callable[..., Outcome], shop: dict[str, str])
     "element",
     [
         {"title": "V", "type": "variable", "variations": [{"sku": "V-1"}]},
-        {"title": "A", "attributes": [{"name": "Size", "options": ["S"]}]},
-        {"title": "D", "downloadable": True, "downloads": [{"id": "k", "file": "http://f/x.zip"}]},
         {"title": "P", "parent_id": "{grouped}"},
         {"id": "{variation}", "regular_price": "5"},
         {"id": "{variable}", "title": "Var 2"},
@@ -507,6 +505,20 @@ def test_shapes_left_to_the_one_by_one_path(
 
     outcome = same(run, items)
     assert not outcome.set_based
+
+
+@pytest.mark.parametrize(
+    "element",
+    [
+        {"title": "A", "attributes": [{"name": "Size", "options": ["S"]}]},
+        {"title": "D", "downloadable": True, "downloads": [{"id": "k", "file": "http://f/x.zip"}]},
+    ],
+)
+def test_attributes_and_downloads_set_based(
+    run: Callable[..., Outcome], element: dict[str, Any]
+) -> None:
+    outcome = same(run, lambda w: [{"title": "Before", "sku": "B"}, element, {"title": "After"}])
+    assert outcome.set_based
 
 
 def test_dependencies_between_elements_fall_back(run: Callable[..., Outcome]) -> None:
