@@ -318,21 +318,30 @@ def get_live_skus(conn: Connection, lowered: Iterable[str]) -> list[Row]:
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
-def get_rows(
-    conn: Connection, ids: Iterable[int], variations_of: Iterable[int] = ()
-) -> dict[int, Row]:
-    """Every column of the products and variations ``ids`` that exist, and of every variation
-    of the products ``variations_of`` (a variable product's edit derives its stock status and
-    its variations' titles from them), by id, held for the rest of the transaction (as a single
-    edit holds its row)."""
+def get_rows(conn: Connection, ids: Iterable[int], family_of: Iterable[int] = ()) -> dict[int, Row]:
+    """Every column of the products and variations ``ids`` that exist, and of the parents of
+    ``family_of`` and every variation of those products and of their parents (what the single
+    write of a variable product or of a variation derives stock statuses and titles from), by
+    id, held for the rest of the transaction (as a single edit holds its row)."""
     wanted = sorted(set(ids))
-    parents = sorted(set(variations_of))
-    if not wanted and not parents:
+    family = sorted(set(family_of))
+    if not wanted and not family:
         return {}
-    # in id order, as every bulk locks them: two bulks on the same products queue, never deadlock
     found = products.c.id.in_(wanted)
-    if parents:
-        found = or_(found, and_(products.c.parent_id.in_(parents), products.c.type == "variation"))
+    if family:
+        parents = select(products.c.parent_id).where(
+            products.c.id.in_(family), products.c.parent_id.is_not(None)
+        )
+        found = or_(
+            found,
+            products.c.id.in_(parents),
+            and_(
+                products.c.type == "variation",
+                or_(products.c.parent_id.in_(family), products.c.parent_id.in_(parents)),
+            ),
+        )
+    # in id order, as every bulk locks them: two writes of the same products queue, never
+    # deadlock (the global lock order, docs/sql.md)
     query = select(products).where(found).order_by(products.c.id).with_for_update()
     return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
 

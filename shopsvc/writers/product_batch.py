@@ -48,7 +48,7 @@ Exactness where a one-by-one run shows the elements' order:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from shopsvc.domain import catalog
@@ -175,15 +175,18 @@ class ProductBatch(VariationPlanning):
             elif sku:
                 lookups.append(sku)
             clean = self._clean(element)
-            if clean is None:
-                continue
-            cleaned.append((element, clean))
-            wanted = [clean]
-            if self.single:
+            wanted: list[dict[str, Any]] = [] if clean is None else [clean]
+            if self.single and product_id:
                 edited.add(product_id)
-                wanted += self._variation_fields(clean)
-                new_variations = new_variations or (not product_id and len(wanted) > 1)
-                ids.update(v["id"] for v in wanted[1:] if v["id"])
+                # the edit of a variation (its type is known once its row is read)
+                as_variation = self._clean_variation(element, "product")
+                wanted += [] if as_variation is None else [as_variation]
+            if self.single and clean is not None:
+                edited.add(product_id)
+                variations = self._variation_fields(clean)
+                wanted += variations
+                new_variations = new_variations or (not product_id and bool(variations))
+                ids.update(v["id"] for v in variations if v["id"])
                 if clean.get("parent_id"):
                     parents.add(clean["parent_id"])
             for fields_ in wanted:
@@ -196,6 +199,9 @@ class ProductBatch(VariationPlanning):
                 image = fields_.get("image")
                 if isinstance(image, ImageInput) and image.id:
                     media_ids.add(image.id)
+            if clean is None:
+                continue
+            cleaned.append((element, clean))
             if not product_id and not sku:
                 bases.add(create_slug_base(clean))
             for name, _ in TAXONOMIES:
@@ -227,7 +233,7 @@ class ProductBatch(VariationPlanning):
         self._attributes = AttributeTerms(found.attributes, found.attribute_terms)
         # a SKU's owner is an edit target (its lowest id, as get_sku_owner picks)
         ids.update(owners[0] for owners in self._live_skus.values())
-        self._rows = product_lookups_sql.get_rows(conn, ids, variations_of=edited - {0})
+        self._rows = product_lookups_sql.get_rows(conn, ids, family_of=edited - {0})
         self._row_terms = product_lookups_sql.get_terms_of(conn, self._rows)
         for element, clean in cleaned:
             product_id, sku = self._target(element)
@@ -243,7 +249,7 @@ class ProductBatch(VariationPlanning):
         self._slug_bases = bases
         self._slugs = dict(product_lookups_sql.get_slugs_like_any(conn, bases))
         if self.single:
-            self._prepare_variable(cleaned)
+            self._prepare_family(elements)
 
     def _clean(self, element: dict[str, Any]) -> dict[str, Any] | None:
         """``clean_product`` of the element, computed once (its error kept for the plan)."""
@@ -363,20 +369,21 @@ class ProductBatch(VariationPlanning):
     def _plan_edit(self, product_id: int, element: dict[str, Any]) -> Plan:
         loaded = PRODUCTS.load(self.caller, product_id, "edit", fetch=self._fetch)
         if loaded["type"] == "variation":
-            raise Sequential("an edit of a variation")
+            if not self.single:
+                raise Sequential("an edit of a variation")
+            return self._plan_variation_edit(loaded, element)
         kind = None if element.get("type") is None else validation.product_type(element["type"])
         clean = self._cleaned_or_raise(element)
         if product_id in self._written:
             raise Sequential(f"product {product_id} is written twice")
         restoring = "status" in clean and loaded["status"] == "trash"
-        if restoring:
-            raise Sequential("a restore")
         if not self.single and (
-            "variable" in (loaded["type"], kind)
+            restoring
+            or "variable" in (loaded["type"], kind)
             or "grouped" in (loaded["type"], kind)
             or loaded["parent_id"] is not None
         ):
-            raise Sequential("a variable or grouped product, or one with a parent")
+            raise Sequential("a restore, a variable or grouped product, or one with a parent")
         old_sku = loaded["sku"]
         if ("sku" in clean or "status" in clean) and old_sku and not old_sku.isascii():
             raise Sequential("a non-ASCII SKU changes")
@@ -394,7 +401,8 @@ class ProductBatch(VariationPlanning):
         plan = Plan(row=row, create=False)
         self._save(plan, clean, previous=previous)
         plan.changed.update(changes)
-        plan.events.append((plan, "updated", [product_hook("update", False)]))
+        event = "restored" if restoring else "updated"
+        plan.events.append((plan, event, [product_hook("update", False)]))
         if row["type"] == "variable" and row["title"] != previous["title"]:
             self._rename_variations(plan, previous["title"])
         self._written.add(product_id)
@@ -422,16 +430,19 @@ class ProductBatch(VariationPlanning):
             if owner != exclude and (slug == base or slug.startswith(base + "-"))
         }
 
-    def _sku_taken(self, sku: str, exclude: Any) -> bool:
-        """``get_sku_owner(sku, [exclude]) is not None`` after the earlier writes."""
+    def _sku_taken(self, sku: str, exclude: Collection[Any]) -> bool:
+        """``get_sku_owner(sku, exclude) is not None`` after the earlier writes."""
         key = sku.lower()
         if key not in self._sku_keys:
             raise Sequential(f"SKU {sku!r} was not loaded")
         for owner in self._live_skus.get(key, ()):
-            if owner != exclude and owner not in self._sku_over:
+            if owner not in exclude and owner not in self._sku_over:
                 return True
         return any(
-            owner != exclude and other is not None and status != "trash" and other.lower() == key
+            owner not in exclude
+            and other is not None
+            and status != "trash"
+            and other.lower() == key
             for owner, (other, status) in self._sku_over.items()
         )
 
@@ -442,7 +453,8 @@ class ProductBatch(VariationPlanning):
         kind = row["type"]
         field_name = "product"
         changes: Row = {}
-        if "status" in clean:
+        restoring = "status" in clean and row["status"] == "trash"
+        if "status" in clean and not restoring:
             changes["status"] = clean["status"]
         final_status = clean.get("status", row["status"])
         if "images" in clean:
@@ -486,6 +498,8 @@ class ProductBatch(VariationPlanning):
             changes["default_attributes"] = json.dumps(defaults, ensure_ascii=False)
         changes["updated_at"] = self.ctx.now
         row.update(changes)
+        if restoring:
+            self._restore(plan, clean["status"])
         variations = None
         if kind == "variable":
             if "variations" in clean:
@@ -545,7 +559,7 @@ class ProductBatch(VariationPlanning):
                 raise Sequential("a non-ASCII SKU")
             # the row's status is still the stored one (a new row's: the one it is inserted with)
             live = final_status != "trash" or row["status"] != "trash"
-            if live and self._sku_taken(sku, row["id"]):
+            if live and self._sku_taken(sku, [row["id"]]):
                 raise fields.sku_exists()
         row["sku"] = sku
         return True

@@ -95,6 +95,18 @@ def planned_stock(
     return stock_columns(settings, row, given, status)
 
 
+def synced_status(settings: Settings, parent: Row, variations: list[Row]) -> str:
+    """:func:`sync_variable_parent`'s status of the variable product ``parent`` (its stored
+    row) without a read: from ``variations``, its published and private variations' rows as
+    the write leaves them."""
+    return stock.variable_parent_status(
+        [_stored(v) for v in variations],
+        _stored(parent),
+        store_manages=settings.manage_stock,
+        threshold=settings.out_of_stock_threshold,
+    )
+
+
 def stock_columns(
     settings: Settings, row: Row, given: stock.StockState, status: str
 ) -> tuple[dict[str, Any], bool]:

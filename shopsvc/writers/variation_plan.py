@@ -9,6 +9,7 @@ A mixin of :class:`~shopsvc.writers.product_batch.ProductBatch`, whose loads and
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from shopsvc.domain.events import product_hook, stock_hook
@@ -18,9 +19,11 @@ from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.validation import products as validation
 from shopsvc.writers import attribute_options, fields
 from shopsvc.writers.product_plan import Plan
-from shopsvc.writers.stock import planned_stock
+from shopsvc.writers.stock import planned_stock, synced_status
 
 Row = dict[str, Any]
+#: The statuses of the variations a variable product's stock status follows.
+LIVE = ("publish", "private")
 
 
 class VariationPlanning:
@@ -33,34 +36,56 @@ class VariationPlanning:
         the failures are raised when their element is reached)."""
         found = []
         for index, raw in enumerate(clean.get("variations", ())):
-            fields_ = self._clean_variation(raw, index)
+            fields_ = self._clean_variation(raw, f"product.variations[{index}]")
             if fields_ is not None:
                 found.append(fields_)
         return found
 
-    def _clean_variation(self: Any, raw: dict[str, Any], index: int) -> dict[str, Any] | None:
+    def _clean_variation(self: Any, raw: dict[str, Any], field: str) -> dict[str, Any] | None:
         cache = self.__dict__.setdefault("_cleaned_variations", {})
         key = id(raw)
         if key not in cache:
             try:
-                cache[key] = validation.clean_variation(raw, f"product.variations[{index}]")
+                cache[key] = validation.clean_variation(raw, field)
             except ApiError as exc:
                 cache[key] = exc
         found = cache[key]
         return None if isinstance(found, ApiError) else found
 
-    def _prepare_variable(self: Any, cleaned: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:
-        """What a single write of a variable product reads besides its rows: the attributes of
-        the product edited (when its variations or default attributes are matched against
-        them and the request does not replace them) and the values of the variations named."""
+    def _prepare_family(self: Any, elements: Sequence[Any]) -> None:
+        """What a single edit reads besides its rows: the attributes its variations (or default
+        attributes) are matched against when the request does not replace them, the stored
+        values of the variations it names, and the live owners of the SKUs of the trashed rows
+        it may bring back."""
         conn = self.ctx.conn
-        for element, clean in cleaned:
+        for element in elements:
+            if not isinstance(element, dict):
+                continue
             product_id, _ = self._target(element)
             row = self._rows.get(product_id)
             if row is None:
                 continue
+            self._load_skus(
+                r["sku"]
+                for r in self._rows.values()
+                if r["status"] == "trash"
+                and r["sku"]
+                and r["id"] in (product_id, *self._family(row))
+            )
+            if row["type"] == "variation":
+                fields_ = self._clean_variation(element, "product")
+                if row["parent_id"] and fields_ is not None:
+                    self._product_attributes[row["parent_id"]] = (
+                        product_lookups_sql.get_product_attributes(conn, row["parent_id"])
+                    )
+                if fields_ is not None and "attributes" not in fields_:
+                    self._values.update(
+                        product_lookups_sql.get_variation_values_of(conn, [product_id])
+                    )
+                continue
+            clean = self._clean(element)
             kind = element.get("type") if isinstance(element.get("type"), str) else None
-            if "variable" not in (row["type"], kind):
+            if clean is None or "variable" not in (row["type"], kind):
                 continue
             matched = "variations" in clean or "default_attributes" in clean
             if matched and "attributes" not in clean:
@@ -69,6 +94,24 @@ class VariationPlanning:
                 )
             named = [v["id"] for v in self._variation_fields(clean) if v["id"]]
             self._values.update(product_lookups_sql.get_variation_values_of(conn, named))
+
+    def _family(self: Any, row: Row) -> list[int]:
+        """The ids of the loaded variations of ``row`` (a product) or of its parent."""
+        parent = row["parent_id"] if row["type"] == "variation" else row["id"]
+        return [
+            r["id"]
+            for r in self._rows.values()
+            if r["type"] == "variation" and r["parent_id"] == parent
+        ]
+
+    def _load_skus(self: Any, skus: Iterable[str]) -> None:
+        """The live owners of ``skus`` not loaded yet (one statement, when there are any)."""
+        keys = {sku.lower() for sku in skus} - self._sku_keys
+        if not keys:
+            return
+        for row in product_lookups_sql.get_live_skus(self.ctx.conn, keys):
+            self._live_skus.setdefault(row["key"], []).append(row["id"])
+        self._sku_keys |= keys
 
     def _attributes_of(self: Any, plan: Plan) -> list[dict[str, Any]]:
         """The product's attributes as they are once ``plan`` is written."""
@@ -145,8 +188,11 @@ class VariationPlanning:
         clean: dict[str, Any],
         changes: Row,
         field: str,
+        top: Plan | None = None,
     ) -> None:
-        """``writers.variations._save_variation`` on ``plan.row``."""
+        """``writers.variations._save_variation`` on ``plan.row``; its events go to ``top``
+        (the plan the write returns: the parent's, by default)."""
+        events = (top or parent).events
         row = plan.row
         status = changes.get("status", row["status"])
         sku_changed = self._sku(row, clean, status)
@@ -154,8 +200,12 @@ class VariationPlanning:
             if row["sku"]:
                 self._touched_skus.add(row["sku"].lower())
             self._sku_over[row["id"]] = (row["sku"], status)
-        if row["status"] == "trash" and status != "trash":
-            raise Sequential("a trashed variation made visible again")
+        restoring = row["status"] == "trash" and status != "trash"
+        if restoring:
+            # ``_untrash``: its SKU must still be free
+            if row["sku"] and self._sku_taken(row["sku"], [row["id"]]):
+                raise fields.sku_exists()
+            changes["status_before_trash"] = None
         if "image" in clean:
             image = clean["image"]
             changes["image_id"] = (self._image_id(plan, image) or None) if image else None
@@ -183,11 +233,64 @@ class VariationPlanning:
         row.update(changes)
         plan.changed.update(changes, ["sku"] if sku_changed else [])
         if moved:
-            parent.events.append((plan, None, [stock_hook(True)]))
-        event = "created" if plan.create else "updated"
+            events.append((plan, None, [stock_hook(True)]))
+        event = "created" if plan.create else "restored" if restoring else "updated"
         hook = product_hook("new" if plan.create else "update", True)
-        parent.events.append((plan, event, [hook]))
-        parent.events.append((parent, "updated", [product_hook("update", False)]))
+        events.append((plan, event, [hook]))
+        if parent.row["id"]:
+            events.append((parent, "updated", [product_hook("update", False)]))
+
+    def _plan_variation_edit(self: Any, row: Row, element: dict[str, Any]) -> Plan:
+        """``PUT /products/<variation id>`` (``writers.variations.edit_variation``): the
+        variation's write fields, then its variable parent's stock status follows."""
+        clean = validation.clean_variation(element, "product")
+        changes: Row = {}
+        if clean["visible"] is not None:
+            changes["status"] = "publish" if clean["visible"] else "private"
+        plan = Plan(row=row, create=False)
+        stored = self._rows.get(row["parent_id"]) if row["parent_id"] else None
+        if stored is None:
+            parent = Plan(row={"id": 0, "title": row["title"], "type": "variable"}, create=False)
+            attributes: list[dict[str, Any]] = []
+        else:
+            parent = Plan(row=stored, create=False)
+            attributes = self._product_attributes.get(stored["id"], [])
+        self._save_variation(plan, parent, attributes, clean, changes, "product", top=plan)
+        if stored is not None and stored["type"] == "variable":
+            live = [v for v in self._variations_of(parent) if v["status"] in LIVE]
+            status = synced_status(self.ctx.settings, stored, live)
+            if status != stored["stock_status"]:
+                stored["stock_status"] = status
+                plan.children.append(Plan(row=stored, create=False, changed={"stock_status"}))
+        return plan
+
+    def _restore(self: Any, plan: Plan, status: str) -> None:
+        """``writers.products._restore``: a non-trash status on a trashed product restores it
+        and its trashed variations, unless a SKU of theirs now belongs to another live product
+        (decisions.md §7)."""
+        row = plan.row
+        trashed = [v for v in self._variations_of(plan) if v["status"] == "trash"]
+        exclude = [row["id"], *(v["id"] for v in trashed if v["sku"])]
+        skus = [s for s in [row["sku"], *(v["sku"] for v in trashed)] if s]
+        if len({s.lower() for s in skus}) < len(skus):
+            raise fields.sku_exists()
+        for sku in skus:
+            if self._sku_taken(sku, exclude):
+                raise fields.sku_exists()
+        row.update(status=status, status_before_trash=None, updated_at=self.ctx.now)
+        plan.changed.update(["status", "status_before_trash", "updated_at"])
+        for variation in trashed:
+            variation.update(
+                status=variation["status_before_trash"] or "publish",
+                status_before_trash=None,
+                updated_at=self.ctx.now,
+            )
+            changed = {"status", "status_before_trash", "updated_at"}
+            plan.children.append(Plan(row=variation, create=False, changed=changed))
+        for member in [row, *trashed]:
+            if member["sku"]:
+                self._touched_skus.add(member["sku"].lower())
+                self._sku_over[member["id"]] = (member["sku"], member["status"])
 
     def _rename_variations(self: Any, parent: Plan, old: str) -> None:
         """``writers.variations.rename_variations``: a variable product's new title carries over
