@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from pyramid.request import Request
@@ -184,7 +185,15 @@ def prefetch_images(request: Request, urls: Iterable[str], error_code: str) -> N
 
 
 def download_image(request: Request, url: str, error_code: str) -> int:
-    """The image at ``url`` as a new ``media`` row of the request's transaction; its id.
+    """The image at ``url`` as a new ``media`` row of the request's transaction; its id
+    (:func:`reserve_image`, then the row inserted)."""
+    return media_writes_sql.insert(request.db, reserve_image(request, url, error_code))
+
+
+def reserve_image(request: Request, url: str, error_code: str) -> dict[str, Any]:
+    """A stored copy of the image at ``url`` held for a write of this request: the ``media``
+    row that stores it (``file``, ``source_url``, ``mime_type``, ``title``), for the write to
+    insert — the product planner takes every image it needs before its first write.
 
     The stored copy comes from :func:`prefetch_images` (a URL nobody prefetched is downloaded and
     stored now, inside the transaction). Fetch and content failures → 400 ``error_code``;
@@ -202,13 +211,12 @@ def download_image(request: Request, url: str, error_code: str) -> int:
         data, kind = _fetch(request, url, error_code)
         name, mime_type = _store(uploads, url, data, kind), kind.mime_type
         request.on_rollback(functools.partial(uploads.discard, name))
-    values = {
+    return {
         "file": name,
         "source_url": url,
         "mime_type": mime_type,
         "title": title_from_url(url),
     }
-    return media_writes_sql.insert(request.db, values)
 
 
 # --- URLs and serving

@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     String,
+    Table,
     and_,
     any_,
     bindparam,
@@ -297,6 +298,17 @@ def get_variation_values(conn: Connection, variation_id: int) -> dict[str, str]:
 
 
 # --- a set-based bulk's reads, before its first element
+
+
+def burn_ids(conn: Connection, table: Table, count: int) -> None:
+    """Take ``count`` ids of ``table`` and use none (PostgreSQL): what that many inserts rolled
+    back leave behind (a sequence never gives a value back). Nothing on SQLite, whose
+    AUTOINCREMENT counter rolls back with them. It changes no row."""
+    if count and conn.dialect.name == "postgresql":
+        sequence = func.pg_get_serial_sequence(table.name, table.c.id.name)
+        conn.execute(
+            select(func.nextval(sequence)).select_from(func.generate_series(1, count))
+        ).all()
 
 
 #: The largest id a row can have (a larger one binds as -1, which finds nothing).

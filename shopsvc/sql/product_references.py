@@ -37,6 +37,7 @@ class References:
     tax_classes: set[str] = field(default_factory=set)
     parents: set[int] = field(default_factory=set)  # products (not variations) that exist
     last_id: int | None = None
+    lowered: dict[str, str] = field(default_factory=dict)  # a non-ASCII SKU: the database's lower()
 
 
 def _part(number: int, *columns: Any) -> list[Any]:
@@ -53,6 +54,7 @@ def get_references(
     conn: Connection,
     *,
     skus: Iterable[str] = (),
+    unicode_skus: Iterable[str] = (),
     term_ids: Iterable[int] = (),
     media_ids: Iterable[int] = (),
     attribute_slugs: Iterable[str] = (),
@@ -63,15 +65,21 @@ def get_references(
 ) -> References:
     """Everything of the above the write names (``skus`` and ``shipping`` lower-cased); the
     last product id only with ``last_id`` (SQLite: its AUTOINCREMENT counter, or the largest
-    id)."""
+    id). ``unicode_skus`` (as given) are also lowered by the database, whose ``lower()`` (which
+    the unique SKU index uses) may differ from Python's, and their owners by that key found."""
     parts = []
     wanted_skus = sorted(set(skus))
-    if wanted_skus:
+    unicode = sorted(set(unicode_skus))
+    if wanted_skus or unicode:
         key = func.lower(products.c.sku)
+        keys = key.in_(wanted_skus)
+        if unicode:
+            keys = keys | key.in_([func.lower(literal(sku)) for sku in unicode])
         parts.append(
-            select(*_part(0, products.c.id, None, key)).where(
-                key.in_(wanted_skus), products.c.status != "trash"
-            )
+            select(*_part(0, products.c.id, None, key)).where(keys, products.c.status != "trash")
+        )
+        parts.extend(
+            select(*_part(9, None, None, literal(s), func.lower(literal(s)))) for s in unicode
         )
     wanted_terms = sorted(set(term_ids))
     if wanted_terms:
@@ -158,6 +166,8 @@ def get_references(
             found.tax_classes.add(s1)
         elif part == 7:
             found.parents.add(n1)
-        else:
+        elif part == 8:
             found.last_id = int(n1)
+        else:
+            found.lowered[s1] = s2
     return found

@@ -15,6 +15,8 @@ Every write answers with exactly what ``GET /products/<id>`` returns
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
 from typing import Any
 
 import sqlalchemy as sa
@@ -35,10 +37,12 @@ from shopsvc.web.resources import Product, Products, ProductsBulk
 from shopsvc.writers import fields
 from shopsvc.writers import products as writer
 from shopsvc.writers.images import IMAGE_ERROR
-from shopsvc.writers.product_batch import ProductBatch
+from shopsvc.writers.product_batch import ProductBatch, TermTaken
 from shopsvc.writers.variations import edit_variation
 
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
+#: How many times a write is planned when concurrent requests create its attribute terms first.
+TERM_ATTEMPTS = 3
 #: The unique index of the live SKUs (``sql.tables``): the database's word on a SKU race.
 SKU_INDEX = "uq_products_sku"
 
@@ -73,29 +77,50 @@ def _edit(request: Request, product_id: int, data: Any) -> None:
 def _planned(request: Request, data: Any, product_id: int | None) -> int | None:
     """The create (``product_id`` None) or edit of ``data`` planned and written as a batch of one
     (``shopsvc.writers.product_batch``: every check, then each table written once); its id. None
-    when the planner leaves the shape to the one-by-one writers (nothing is written then)."""
+    when the planner leaves the shape to the one-by-one writers (nothing is written then).
+
+    When a concurrent request created one of the attribute terms the write creates, nothing is
+    written yet: the write is planned again (and finds that term), with the images it took."""
     if not isinstance(data, dict) or (product_id is not None and product_id <= 0):
         return None
-    batch = ProductBatch(
-        request,
-        lambda: request.write_context,
-        lambda ids: product_records(request.record_context, ids),
-        {},
-        target=lambda element: (product_id or 0, ""),
-    )
-    try:
-        batch.prepare([data])
-        plan = batch.plan(data)
+    context = request.write_context
+    reserved: dict[tuple[str, int], dict[str, Any]] = {}
+
+    def reserve(url: str, error_code: str) -> dict[str, Any]:
+        taken[url] += 1
+        key = (url, taken[url])
+        if key not in reserved:
+            reserved[key] = context.reserve(url, error_code)
+        return dict(reserved[key])
+
+    for _ in range(TERM_ATTEMPTS):
+        taken: Counter[str] = Counter()
+        attempt = dataclasses.replace(context, reserve=reserve)
+        batch = ProductBatch(
+            request,
+            lambda bound=attempt: bound,  # type: ignore[misc]
+            lambda ids: product_records(request.record_context, ids),
+            {},
+            target=lambda element: (product_id or 0, ""),
+        )
         try:
-            (written,) = batch.write([plan])
-        except sa.exc.IntegrityError as exc:
-            # a concurrent request took the SKU between the check and the write
-            if SKU_INDEX in str(exc.orig):
-                raise fields.sku_exists() from None
-            raise
-    except Sequential:
-        return None
-    return written
+            batch.prepare([data])
+            plan = batch.plan(data)
+            try:
+                (written,) = batch.write([plan])
+            except sa.exc.IntegrityError as exc:
+                # a concurrent request took the SKU between the check and the write
+                if SKU_INDEX in str(exc.orig):
+                    raise fields.sku_exists() from None
+                raise
+        except TermTaken:
+            continue
+        except Sequential:
+            return None
+        return written
+    raise ApiError(  # pragma: no cover - lost races in a row
+        "shop_api_cannot_create_product", "Could not create the attribute terms.", 400
+    )
 
 
 # --- images fetched before the transaction

@@ -58,15 +58,16 @@ from shopsvc.loaders.base import Caller
 from shopsvc.loaders.products import PRODUCTS
 from shopsvc.sql import product_batch as sql
 from shopsvc.sql import product_lookups as product_lookups_sql
+from shopsvc.sql import tables
 from shopsvc.sql.product_references import get_references
 from shopsvc.sql.products import CATALOG_VISIBLE
 from shopsvc.validation import products as validation
 from shopsvc.validation.products import ImageInput, ImagesInput
 from shopsvc.writers import attribute_options, fields
 from shopsvc.writers.context import WriteContext
-from shopsvc.writers.images import arrange_images
-from shopsvc.writers.product_plan import AttributeTerms, Plan
-from shopsvc.writers.product_write import write_plans
+from shopsvc.writers.images import IMAGE_ERROR, arrange_images
+from shopsvc.writers.product_plan import AttributeTerms, NewMedia, Plan
+from shopsvc.writers.product_write import TermTaken, write_plans
 from shopsvc.writers.products import (
     BASIC,
     CATEGORY,
@@ -87,7 +88,7 @@ TAXONOMIES = (("categories", CATEGORY), ("tags", TAG))
 #: The statuses of the variations a variable product's stock status follows.
 LIVE = ("publish", "private")
 
-__all__ = ["Plan", "ProductBatch"]
+__all__ = ["Plan", "ProductBatch", "TermTaken"]
 
 
 class ProductBatch(VariationPlanning):
@@ -121,6 +122,9 @@ class ProductBatch(VariationPlanning):
         self._cleaned: dict[int, dict[str, Any] | ApiError] = {}
         self._live_skus: dict[str, list[int]] = {}
         self._sku_keys: set[str] = set()
+        self._lowered: dict[
+            str, str
+        ] = {}  # a single write's non-ASCII SKUs: the database's lower()
         self._rows: dict[int, Row] = {}
         self._row_terms: dict[int, dict[int, str]] = {}
         self._slugs: dict[Any, str] = {}
@@ -131,6 +135,7 @@ class ProductBatch(VariationPlanning):
         self._media: set[int] = set()
         self._parents: set[int] = set()
         self._last_new: int | None = None  # SQLite: the id the new rows follow
+        self._new_media: list[NewMedia] = []  # downloaded images, in the order taken
         self._attributes = AttributeTerms({}, [])
         self._product_attributes: dict[int, list[dict[str, Any]]] = {}
         self._values: dict[int, dict[str, str]] = {}
@@ -214,6 +219,7 @@ class ProductBatch(VariationPlanning):
         found = get_references(
             conn,
             skus=self._sku_keys,
+            unicode_skus=[sku for sku in lookups if not sku.isascii()] if self.single else (),
             term_ids=term_ids,
             media_ids=media_ids,
             attribute_slugs=attribute_slugs,
@@ -224,6 +230,7 @@ class ProductBatch(VariationPlanning):
         )
         for row in found.live_skus:
             self._live_skus.setdefault(row["key"], []).append(row["id"])
+        self._lowered = found.lowered
         self._term_taxonomies = found.term_taxonomies
         self._shipping = found.shipping
         self._tax_classes = found.tax_classes
@@ -280,6 +287,7 @@ class ProductBatch(VariationPlanning):
         self._left -= 1
         slots = len(self._slots)
         terms = len(self._attributes.new)
+        media = len(self._new_media)
         saved = (dict(self._sku_over), set(self._touched_skus))
         try:
             return self._plan(element)
@@ -287,17 +295,28 @@ class ProductBatch(VariationPlanning):
             # nothing of a failing element is seen by the next ones; its inserts took ids
             self._slots[slots:] = [None] * (len(self._slots) - slots)
             self._sku_over, self._touched_skus = saved
-            if len(self._attributes.new) > terms:
+            if self.single:
+                self._burn(len(self._attributes.new) - terms, len(self._new_media) - media)
+            elif len(self._attributes.new) > terms:
                 # their ids are taken (PostgreSQL), and the next elements would find them
                 raise Sequential("a failed element created attribute terms") from None
-            if self._left == 0 and not self._plans and None in self._slots:
+            elif self._left == 0 and not self._plans and None in self._slots:
                 self._nothing_to_write()
             raise
 
+    def _burn(self, terms: int, media: int) -> None:
+        """A single write failed: the ids its one-by-one inserts before the failing check would
+        have taken (rolled back, PostgreSQL keeps them taken) are taken, so that the next rows
+        get the ids they always got."""
+        conn = self.ctx.conn
+        product_lookups_sql.burn_ids(conn, tables.products, self._slots.count(None))
+        product_lookups_sql.burn_ids(conn, tables.attribute_terms, terms)
+        product_lookups_sql.burn_ids(conn, tables.media, media)
+
     def _nothing_to_write(self) -> None:
-        """The last element failed and none passed, so ``write`` will not run; but creates
-        failed after their insert, whose ids a one-by-one run leaves taken where the database
-        does not give them back (PostgreSQL): that run must take them."""
+        """The last element of a bulk failed and none passed, so ``write`` will not run; but
+        creates failed after their insert, whose ids a one-by-one run leaves taken where the
+        database does not give them back (PostgreSQL): that run must take them."""
         if sql.burns_failed_ids(self.ctx.conn):
             raise Sequential("failed creates whose ids a one-by-one run takes")
 
@@ -385,7 +404,12 @@ class ProductBatch(VariationPlanning):
         ):
             raise Sequential("a restore, a variable or grouped product, or one with a parent")
         old_sku = loaded["sku"]
-        if ("sku" in clean or "status" in clean) and old_sku and not old_sku.isascii():
+        if (
+            not self.single
+            and ("sku" in clean or "status" in clean)
+            and old_sku
+            and not old_sku.isascii()
+        ):
             raise Sequential("a non-ASCII SKU changes")
         self._unsupported(clean)
         previous = loaded
@@ -414,11 +438,12 @@ class ProductBatch(VariationPlanning):
         if not self.single and clean.get("parent_id", 0) != 0:
             raise Sequential("a parent")
         images = clean.get("images")
-        if images is not None and any(
-            (item.src and not item.id) or (not self.single and (item.alt or item.title))
-            for item in images.items
+        if (
+            not self.single
+            and images is not None
+            and any((item.src and not item.id) or item.alt or item.title for item in images.items)
         ):
-            raise Sequential("an image to download, or an image's alt or title in a bulk")
+            raise Sequential("an image to download, or an image's alt or title, in a bulk")
 
     def _taken(self, base: str, exclude: int | None) -> set[str]:
         """``get_slugs_like(base, exclude)`` after the earlier elements' writes."""
@@ -431,20 +456,27 @@ class ProductBatch(VariationPlanning):
         }
 
     def _sku_taken(self, sku: str, exclude: Collection[Any]) -> bool:
-        """``get_sku_owner(sku, exclude) is not None`` after the earlier writes."""
+        """``get_sku_owner(sku, exclude) is not None`` after the earlier writes — or, for a
+        single write's non-ASCII SKU, the unique index refusing it (its key is the database's
+        ``lower()``)."""
         key = sku.lower()
         if key not in self._sku_keys:
             raise Sequential(f"SKU {sku!r} was not loaded")
-        for owner in self._live_skus.get(key, ()):
+        keys = self._keys(sku)
+        for owner in (owner for k in keys for owner in self._live_skus.get(k, ())):
             if owner not in exclude and owner not in self._sku_over:
                 return True
         return any(
             owner not in exclude
             and other is not None
             and status != "trash"
-            and other.lower() == key
+            and self._keys(other) & keys
             for owner, (other, status) in self._sku_over.items()
         )
+
+    def _keys(self, sku: str) -> set[str]:
+        """The keys ``sku`` is matched by: Python's lower case, and the database's."""
+        return {sku.lower(), self._lowered.get(sku, sku.lower())}
 
     def _save(self, plan: Plan, clean: dict[str, Any], previous: Row | None) -> None:
         """``writers.products._save`` on ``plan.row``: the same checks in the same order, the
@@ -527,16 +559,25 @@ class ProductBatch(VariationPlanning):
             raise invalid_param("product.parent_id", f"no product with ID {parent_id}")
         return parent_id
 
-    def _image_id(self, plan: Plan, item: ImageInput) -> int:
-        """``writers.images.image_id`` for media named by id: must exist; ``alt``/``title``
-        planned."""
-        if item.id and item.id not in self._media:
-            raise invalid_param(f"{item.field}.id", f"no image with ID {item.id}")
-        if item.src and not item.id:
-            raise Sequential("an image to download")
-        if item.id and (item.alt or item.title):
-            plan.media_texts.append((item.id, item.title or None, item.alt or None))
-        return item.id
+    def _image_id(self, plan: Plan, item: ImageInput) -> Any:
+        """``writers.images.image_id``: media named by ``id`` must exist; a ``src`` is a new
+        media row (its copy taken now: a failed download is this check's error); 0 for none;
+        ``alt``/``title`` written to the media row."""
+        if item.id:
+            if item.id not in self._media:
+                raise invalid_param(f"{item.field}.id", f"no image with ID {item.id}")
+            if item.alt or item.title:
+                plan.media_texts.append((item.id, item.title or None, item.alt or None))
+            return item.id
+        if not item.src:
+            return 0
+        values = self.ctx.reserve(item.src, IMAGE_ERROR)
+        if item.title:
+            values["title"] = item.title
+        values["alt"] = item.alt  # "" as the column's default
+        new = NewMedia(values)
+        self._new_media.append(new)
+        return new
 
     def _images(self, plan: Plan, images: ImagesInput) -> Row:
         """``write_images``: the featured image column and the gallery."""
@@ -555,7 +596,7 @@ class ProductBatch(VariationPlanning):
             return False
         sku = clean["sku"]
         if sku is not None:
-            if not sku.isascii():
+            if not sku.isascii() and not self.single:
                 raise Sequential("a non-ASCII SKU")
             # the row's status is still the stored one (a new row's: the one it is inserted with)
             live = final_status != "trash" or row["status"] != "trash"
@@ -592,7 +633,9 @@ class ProductBatch(VariationPlanning):
     # --- write: every plan at once
 
     def write(self, plans: Sequence[Plan]) -> list[int]:
-        write_plans(self.ctx, plans, self._slots, self._attributes.new, self._last_new)
+        write_plans(
+            self.ctx, plans, self._slots, self._attributes.new, self._new_media, self._last_new
+        )
         return [plan.product_id for plan in plans]
 
     # --- records: as each single write answered

@@ -54,6 +54,20 @@ class NewTerm:
     id: int | None = None
 
 
+@dataclass(eq=False)
+class NewMedia:
+    """An image the write stores as a new ``media`` row (``values`` by column; ``id`` once
+    inserted)."""
+
+    values: dict[str, Any]
+    id: int | None = None
+
+
+def media_id(value: Any) -> Any:
+    """A media id as written: a :class:`NewMedia`'s once inserted."""
+    return value.id if isinstance(value, NewMedia) else value
+
+
 class AttributeTerms:
     """The registered attributes a request names, with their terms (loaded once), and the terms
     its products' attribute lists create (seen by the lists planned after them)."""

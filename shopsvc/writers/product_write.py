@@ -15,9 +15,14 @@ from shopsvc.sql import media_writes as media_writes_sql
 from shopsvc.sql import product_batch as sql
 from shopsvc.sql.product_writes import AttributeRow
 from shopsvc.writers.context import WriteContext
-from shopsvc.writers.product_plan import NewTerm, Plan
+from shopsvc.writers.product_plan import NewMedia, NewTerm, Plan, media_id
 
 Row = dict[str, Any]
+
+
+class TermTaken(Sequential):
+    """A concurrent request created one of the attribute terms first (nothing is written yet):
+    a single write plans again (and finds it); a bulk runs one element at a time."""
 
 
 def write_plans(
@@ -25,15 +30,25 @@ def write_plans(
     plans: Sequence[Plan],
     slots: Sequence[Plan | None],
     new_terms: Sequence[NewTerm],
+    new_media: Sequence[NewMedia],
     last_id: int | None,
 ) -> None:
     """Write ``plans`` (and their variations). ``slots`` are the new rows in the one-by-one
     inserts' order (None: a create that failed after its insert, whose id it took);
-    ``new_terms`` the attribute terms to create; ``last_id`` (SQLite, when new variations name
-    a new parent) the id the new rows follow."""
+    ``new_terms`` the attribute terms to create, ``new_media`` the downloaded images' media
+    rows (their ids then replace them in the rows and galleries); ``last_id`` (SQLite, when new
+    variations name a new parent) the id the new rows follow."""
     _insert_terms(ctx, new_terms)
-    _insert(ctx, slots, last_id)
     family = [member for plan in plans for member in plan.family()]
+    if new_media:
+        ids = media_writes_sql.insert_many(ctx.conn, [new.values for new in new_media])
+        for new, new_id in zip(new_media, ids, strict=True):
+            new.id = new_id
+        for plan in family:
+            plan.row["image_id"] = media_id(plan.row["image_id"])
+            if plan.gallery is not None:
+                plan.gallery = [media_id(m) for m in plan.gallery]
+    _insert(ctx, slots, last_id)
     edits = [plan for plan in family if not plan.create]
     changed = sorted({name for plan in edits for name in plan.changed})
     if changed:
@@ -56,7 +71,7 @@ def _insert_terms(ctx: WriteContext, new: Sequence[NewTerm]) -> None:
         ctx.conn, [{"attribute_id": t.attribute_id, "name": t.name, "slug": t.slug} for t in new]
     )
     if ids is None:
-        raise Sequential("a concurrent request created an attribute term")
+        raise TermTaken("a concurrent request created an attribute term")
     for term, term_id in zip(new, ids, strict=True):
         term.id = term_id
 
@@ -148,8 +163,8 @@ def _write_children(ctx: WriteContext, family: list[Plan]) -> None:
             ],
         )
     for plan in family:
-        for media_id, title, alt in plan.media_texts:
-            media_writes_sql.update_text(conn, media_id, title=title, alt=alt)
+        for named, title, alt in plan.media_texts:
+            media_writes_sql.update_text(conn, named, title=title, alt=alt)
 
 
 def _insertable(slot: Plan | None) -> Row | None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from shopsvc.domain.events import product_hook, stock_hook
-from shopsvc.errors import ApiError, Sequential
+from shopsvc.errors import ApiError
 from shopsvc.sql import product_batch as sql
 from shopsvc.sql import product_lookups as product_lookups_sql
 from shopsvc.validation import products as validation
@@ -136,7 +136,7 @@ class VariationPlanning:
     def _plan_variations(self: Any, parent: Plan, items: list[dict[str, Any]]) -> None:
         """``writers.variations.upsert_variations``: each element validated as it is reached."""
         attributes = self._attributes_of(parent)
-        seen: set[int] = set()
+        seen: dict[int, Plan] = {}
         for index, raw in enumerate(items):
             field = f"product.variations[{index}]"
             clean = validation.clean_variation(raw, field)
@@ -148,16 +148,18 @@ class VariationPlanning:
             )
             changes: Row = {}
             if row is not None and not created:
-                if row["id"] in seen:
-                    raise Sequential(f"variation {row['id']} is written twice")
-                seen.add(row["id"])
                 changes["menu_order"] = index
                 if clean["visible"] is not None:
                     changes["status"] = "publish" if clean["visible"] else "private"
-                plan = Plan(row=row, create=False)
+                # named again: this element edits what the earlier one left
+                plan = seen.get(row["id"]) or Plan(row=row, create=False)
             else:
                 plan = self._new_variation(parent, index, clean["visible"])
             self._save_variation(plan, parent, attributes, clean, changes, field)
+            if not plan.create:
+                if row["id"] in seen:
+                    continue
+                seen[row["id"]] = plan
             parent.children.append(plan)
 
     def _new_variation(self: Any, parent: Plan, index: int, visible: bool | None) -> Plan:
@@ -210,8 +212,10 @@ class VariationPlanning:
             image = clean["image"]
             changes["image_id"] = (self._image_id(plan, image) or None) if image else None
         changes.update(fields.shipping_changes(clean, field, self._shipping_class))
-        download_changes, plan.downloads = fields.download_changes(row, clean)
+        download_changes, downloads = fields.download_changes(row, clean)
         changes.update(download_changes)
+        if downloads is not None:
+            plan.downloads = downloads
         changes.update(fields.prices(self.ctx, row, clean, "variation"))
         if "tax_class" in clean:
             changes["tax_class"] = self._tax_class(
@@ -222,6 +226,8 @@ class VariationPlanning:
         if "attributes" in clean:
             values = attribute_options.variation_values(attributes, clean["attributes"])
             plan.values = values
+        elif plan.values is not None:  # written by an earlier element of the same array
+            values = plan.values
         else:
             values = {} if plan.create else self._values.get(row["id"], {})
         changes["title"] = attribute_options.variation_title(
