@@ -64,7 +64,7 @@ DEFAULTS: Mapping[str, Any] = {
 
 
 def new_row(values: Mapping[str, Any]) -> Row:
-    """A product row as ``insert_product(values)`` stores it (``id`` None: not inserted yet)."""
+    """A product row as an insert of ``values`` stores it (``id`` None: not inserted yet)."""
     return {"id": None, **DEFAULTS, **values}
 
 

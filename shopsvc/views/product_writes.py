@@ -4,10 +4,13 @@
 Checks run in the spec's order. Create: envelope, capability (``publish_products``), ``title``
 present, ``type``, then the fields; edit: envelope, then the shared record validation (id,
 existence, capability), ``type``, then the fields. Images a write would download are fetched
-before any of that, outside the transaction (only for a caller who may write products). The
-writes themselves are ``shopsvc.writers``. Everything a request writes is one transaction (a bulk
-element one savepoint), so a create that fails after its row exists leaves nothing behind: no
-product, no variation, no attribute term, and (``shopsvc.media``) no stored image file.
+before any of that, outside the transaction (only for a caller who may write products).
+
+One write path: a single create or edit, and each element of a bulk that cannot run set-based,
+is planned and written as a batch of one by ``shopsvc.writers.product_batch`` — every check
+first, with reads only, then each table written once — so a request that fails writes nothing
+(no product, no variation, no attribute term, no media row; ``shopsvc.media`` gives its image
+copies back). A bulk plans all its elements together when they allow it (``web.bulk``).
 
 Every write answers with exactly what ``GET /products/<id>`` returns
 (``shopsvc.records.products.product_record``).
@@ -24,7 +27,7 @@ from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from shopsvc.errors import ApiError, Sequential
+from shopsvc.errors import ApiError
 from shopsvc.loaders.products import PRODUCTS
 from shopsvc.media.images import prefetch_images
 from shopsvc.records.products import product_record, product_records
@@ -35,10 +38,8 @@ from shopsvc.web import rendering
 from shopsvc.web.bulk import run_bulk
 from shopsvc.web.resources import Product, Products, ProductsBulk
 from shopsvc.writers import fields
-from shopsvc.writers import products as writer
 from shopsvc.writers.images import IMAGE_ERROR
 from shopsvc.writers.product_batch import ProductBatch, TermTaken
-from shopsvc.writers.variations import edit_variation
 
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
 #: How many times a write is planned when concurrent requests create its attribute terms first.
@@ -48,41 +49,26 @@ SKU_INDEX = "uq_products_sku"
 
 
 def _create(request: Request, data: Any) -> int:
-    """``title`` present, ``type``, the fields, then the write (capability already checked)."""
-    planned = _planned(request, data, None)
-    if planned is not None:
-        return planned
-    data = require_object(data, "product")
-    if data.get("title") is None:
-        raise validation.missing_title()
-    kind = validation.product_type("simple" if data.get("type") is None else data["type"])
-    return writer.create_product(request.write_context, kind, validation.clean_product(data))
+    """The body an object, then the planner's checks (``title`` present, ``type``, the fields)
+    and the write (capability already checked); the new id."""
+    return _write(request, require_object(data, "product"), None)
 
 
 def _edit(request: Request, product_id: int, data: Any) -> None:
-    """The shared record validation, ``type`` (not for a variation), the fields, the write."""
-    if _planned(request, data, product_id) is not None:
-        return
-    row = PRODUCTS.load(request, product_id, "edit")
-    data = require_object(data, "product")
-    if row["type"] == "variation":
-        edit_variation(
-            request.write_context, product_id, validation.clean_variation(data, "product")
-        )
-        return
-    kind = None if data.get("type") is None else validation.product_type(data["type"])
-    writer.edit_product(request.write_context, product_id, kind, validation.clean_product(data))
+    """The shared record validation, the body an object, then the planner's checks (``type``,
+    not for a variation; the fields) and the write."""
+    if product_id <= 0 or not isinstance(data, dict):
+        PRODUCTS.load(request, product_id, "edit")
+        require_object(data, "product")
+    _write(request, data, product_id)
 
 
-def _planned(request: Request, data: Any, product_id: int | None) -> int | None:
-    """The create (``product_id`` None) or edit of ``data`` planned and written as a batch of one
-    (``shopsvc.writers.product_batch``: every check, then each table written once); its id. None
-    when the planner leaves the shape to the one-by-one writers (nothing is written then).
+def _write(request: Request, data: dict[str, Any], product_id: int | None) -> int:
+    """The create (``product_id`` None) or edit of ``data``, planned and written as a batch of
+    one (``shopsvc.writers.product_batch``: every check, then each table written once); its id.
 
     When a concurrent request created one of the attribute terms the write creates, nothing is
     written yet: the write is planned again (and finds that term), with the images it took."""
-    if not isinstance(data, dict) or (product_id is not None and product_id <= 0):
-        return None
     context = request.write_context
     reserved: dict[tuple[str, int], dict[str, Any]] = {}
 
@@ -103,20 +89,17 @@ def _planned(request: Request, data: Any, product_id: int | None) -> int | None:
             {},
             target=lambda element: (product_id or 0, ""),
         )
+        batch.prepare([data])
+        plan = batch.plan(data)
         try:
-            batch.prepare([data])
-            plan = batch.plan(data)
-            try:
-                (written,) = batch.write([plan])
-            except sa.exc.IntegrityError as exc:
-                # a concurrent request took the SKU between the check and the write
-                if SKU_INDEX in str(exc.orig):
-                    raise fields.sku_exists() from None
-                raise
+            (written,) = batch.write([plan])
         except TermTaken:
             continue
-        except Sequential:
-            return None
+        except sa.exc.IntegrityError as exc:
+            # a concurrent request took the SKU between the check and the write
+            if SKU_INDEX in str(exc.orig):
+                raise fields.sku_exists() from None
+            raise
         return written
     raise ApiError(  # pragma: no cover - lost races in a row
         "shop_api_cannot_create_product", "Could not create the attribute terms.", 400

@@ -1,48 +1,52 @@
-"""``/products/bulk`` set-based (the :class:`shopsvc.web.bulk.Batch` of products): every element is
-planned with the checks of a single create or edit, in the same order and with the same codes
-and messages, against what :meth:`ProductBatch.prepare` loaded in a fixed number of statements
-(and what the earlier elements of the bulk planned); then all the planned products are written
-together — the new rows in one multi-row ``INSERT … RETURNING`` (ids in input order), the edits
-in one executemany ``UPDATE``, each child table in one statement — and their records loaded in
-one :func:`~shopsvc.records.products.product_records`.
+"""The one write path of products: plan → every check → write each table once.
 
-What it writes set-based (the common shapes: a catalogue import, an ERP's price and stock
-updates), creates and edits alike:
+A single create or edit (``POST /products``, ``PUT|POST|PATCH /products/<id>``, a variation's id
+included) is a batch of one; a ``/products/bulk`` is a batch of its elements when they allow it
+(:class:`shopsvc.web.bulk.Batch`), else each element runs as its own batch of one. For a batch:
 
-* products of type simple and external, and new grouped products: ``title``, ``name`` (the
-  slug, made unique against the database *and* the slugs earlier elements take), ``status``,
-  ``type``, ``description``, ``short_description``, ``menu_order``, ``catalog_visibility``,
-  ``featured``, ``sku``, prices and sale dates, ``managing_stock`` / ``stock_quantity`` /
-  ``inventory_delta`` / ``in_stock`` / ``backorders``, ``tax_status`` / ``tax_class``,
-  ``shipping_class``, ``virtual``, ``weight``, ``dimensions``, ``categories`` and ``tags`` by
-  id, ``upsell_ids`` / ``cross_sell_ids``, ``sold_individually``, ``reviews_allowed``,
-  ``purchase_note``, ``downloadable`` / ``download_limit`` / ``download_expiry``,
-  ``product_url`` / ``button_text``, ``parent_id`` 0, and ``images`` naming existing media by id
-  (without ``alt`` or ``title``) or cleared by a non-array value;
-* edits by ``id`` and by SKU (the bulk's lookup rule), of products not written by an earlier
-  element of the bulk;
-* the webhook events of the single writes (``stock_hook``, then ``product.created`` with
-  ``shop_new_product`` or ``product.updated`` with ``shop_update_product``), per element, in
-  input order.
+1. **prepare** reads, before the first check and whatever the number of products, what the
+   checks need: what the bodies name in one statement (``sql.product_references``: SKU owners,
+   terms, media, global attributes and their terms, shipping and tax classes, parents), the rows
+   written — with, for a single edit, the product's variations and a variation's parent — held
+   in id order (``sql.product_lookups.get_rows``: the global lock order, ``docs/sql.md``), the
+   slugs the new slugs must avoid, and for a variable product the attributes and variation
+   values it builds on; images a write downloads are taken from what the view prefetched
+   outside the transaction (``media.images.reserve_image``);
+2. **plan** makes each product's checks in the spec's order — the original's save: basic
+   columns, images, the meta fields (tax, shipping, SKU, attributes and the terms they create,
+   prices, parent, linked ids, categories and tags, downloads, external fields, default
+   attributes), a restore from the trash, the variations one by one
+   (``writers.variation_plan``), the stock — against what prepare read and what the earlier
+   products of the batch planned; it reads nothing more and writes nothing, and builds a
+   :class:`~shopsvc.writers.product_plan.Plan`: the rows as the write leaves them, their child
+   rows and their webhook events, in order;
+3. **write** (``writers.product_write``) writes each table once: new attribute terms, new media
+   rows, the new products and variations (one multi-row insert, ids in input order), the edited
+   rows (one executemany), each child table in one statement; then records the events.
 
-Anything else raises :class:`~shopsvc.web.bulk.Sequential` (the whole bulk then runs one element
-at a time, as before): an edit of a variation, anything of a variable product (its stock status and
-variations' titles follow from its variations), an edit of a grouped product or of a product that
-has a parent (their records show each other), ``attributes``, ``downloads``, a non-zero
-``parent_id``, an image to download or with an ``alt`` or ``title``, a trashed product restored, a
-product written twice, an id the bulk's own creates may take, a SKU lookup of a SKU an earlier
-element wrote, a non-ASCII SKU written (``lower()`` differs between the databases), an edit moving a
-product in or out of a category or tag that an earlier element's product has (its ``related_ids`` as
-the single write would have shown it).
+So a request that fails writes nothing, and a create of a variable product with its variations,
+images, categories, tags and attributes runs in about a dozen statements. Ids stay those a
+product-by-product write gives: a single write that fails takes the ids its inserts would have
+taken on PostgreSQL (whose sequences never give one back), and so does a bulk.
 
-Exactness where a one-by-one run shows the elements' order:
+What a bulk leaves to its elements one at a time (:class:`~shopsvc.web.bulk.Sequential`), the
+cases where a product-by-product run shows the elements' order and the set-based write could
+not: anything of a variable product or a variation, an edit of a grouped product or of a
+product that has a parent (their records show each other), a non-zero ``parent_id``, an image
+to download or with an ``alt`` or ``title``, a restore from the trash, a product written twice,
+an id the bulk's own creates may take, a SKU lookup of a SKU an earlier element wrote, a
+non-ASCII SKU written (``lower()`` differs between the databases), an edit moving a product in or
+out of a category or tag that an earlier element's product has (its ``related_ids`` as the
+single write would have shown it), an element that fails after creating attribute terms.
+
+Exactness where a bulk's product-by-product run shows the elements' order:
 
 * SKU uniqueness against the database and the SKUs earlier elements wrote or freed (same error
   as the single write, also where only the unique index would have refused it);
 * each record as the single write answered it: the ``related_ids`` of a record never list a
   product created by a later element;
 * ids: a create that fails after its row would have been inserted takes no id on SQLite and
-  burns one on PostgreSQL, as the rolled-back insert does (``sql.product_batch.insert_products``).
+  burns one on PostgreSQL (``sql.product_batch.insert_products``).
 """
 
 from __future__ import annotations
@@ -92,7 +96,7 @@ __all__ = ["Plan", "ProductBatch", "TermTaken"]
 
 
 class ProductBatch(VariationPlanning):
-    """The planner and writer of product writes (see the module docstring).
+    """The planner and writer of product writes, single or bulk (see the module docstring).
 
     ``caller`` answers the capability checks; ``context()`` gives the write context (asked for
     by :meth:`prepare`: a request opens its transaction only then, after the images were
@@ -446,7 +450,8 @@ class ProductBatch(VariationPlanning):
             raise Sequential("an image to download, or an image's alt or title, in a bulk")
 
     def _taken(self, base: str, exclude: int | None) -> set[str]:
-        """``get_slugs_like(base, exclude)`` after the earlier elements' writes."""
+        """The slugs of products (not variations) that are ``base`` or ``base-…``, but
+        ``exclude``'s, after the earlier elements' writes."""
         if base not in self._slug_bases:
             raise Sequential(f"slug base {base!r} was not loaded")
         return {
@@ -479,8 +484,8 @@ class ProductBatch(VariationPlanning):
         return {sku.lower(), self._lowered.get(sku, sku.lower())}
 
     def _save(self, plan: Plan, clean: dict[str, Any], previous: Row | None) -> None:
-        """``writers.products._save`` on ``plan.row``: the same checks in the same order, the
-        columns and child rows it would write."""
+        """The product's write fields on ``plan.row`` after its basic columns, every check in
+        the original's order; the columns and child rows to write, the events."""
         row = plan.row
         kind = row["type"]
         field_name = "product"
@@ -580,7 +585,8 @@ class ProductBatch(VariationPlanning):
         return new
 
     def _images(self, plan: Plan, images: ImagesInput) -> Row:
-        """``write_images``: the featured image column and the gallery."""
+        """Position 0 replaces the featured image (the returned ``image_id`` column), the other
+        elements the gallery (only when there are any); a non-array ``images`` clears both."""
         if images.clear:
             plan.gallery = []
             return {"image_id": None}
@@ -589,7 +595,8 @@ class ProductBatch(VariationPlanning):
         return changes
 
     def _sku(self, row: Row, clean: dict[str, Any], final_status: str) -> bool:
-        """``fields.write_sku``: True when the SKU changes. The single write checks a live SKU
+        """A changed SKU: True when it changes. A live SKU must be unique among the products and
+        variations that are not in the trash. The original checks a live SKU
         against the other live ones, and the unique index refuses any SKU written while the row
         is still live (its old status) that another live product has."""
         if "sku" not in clean or clean["sku"] == row["sku"]:

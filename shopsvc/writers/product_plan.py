@@ -9,11 +9,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shopsvc.domain import catalog
-from shopsvc.sql.product_writes import AttributeRow
 from shopsvc.validation.products import MAX_SLUG_BASE, AttributeInput
 from shopsvc.writers.attribute_options import find_term
 
 Row = dict[str, Any]
+
+
+@dataclass
+class AttributeRow:
+    """One attribute of a product as stored: global (``attribute_id`` and ``term_ids``) or custom
+    (``name`` and ``options``)."""
+
+    attribute_id: int | None
+    name: str
+    position: int
+    visible: bool
+    variation: bool
+    options: list[str] = field(default_factory=list)
+    term_ids: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -80,7 +93,7 @@ class AttributeTerms:
         self.new: list[NewTerm] = []
 
     def rows(self, items: list[AttributeInput]) -> list[AttributeRow]:
-        """A product's attribute list as stored (``writers.product_attributes``): a ``slug``
+        """A product's attribute list as stored (reference §2.3, §5): a ``slug``
         naming a registered attribute makes a global attribute (options are term names; missing
         terms are created; dropped when no option remains), otherwise a custom one (needs
         ``options``). Sorted by position. Term ids of created terms are :class:`NewTerm`."""

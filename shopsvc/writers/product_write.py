@@ -13,9 +13,8 @@ from typing import Any
 from shopsvc.errors import Sequential
 from shopsvc.sql import media_writes as media_writes_sql
 from shopsvc.sql import product_batch as sql
-from shopsvc.sql.product_writes import AttributeRow
 from shopsvc.writers.context import WriteContext
-from shopsvc.writers.product_plan import NewMedia, NewTerm, Plan, media_id
+from shopsvc.writers.product_plan import AttributeRow, NewMedia, NewTerm, Plan, media_id
 
 Row = dict[str, Any]
 

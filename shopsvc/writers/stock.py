@@ -55,22 +55,6 @@ def variations_status(ctx: WriteContext, product_id: int, parent: stock.StockSta
     )
 
 
-def stock_changes(ctx: WriteContext, row: Row, clean: dict[str, Any], field: str) -> dict[str, Any]:
-    """The stock columns of a product or variation after a save: with store-wide management off
-    only the status (a variable product's from its variations, an external product's
-    ``instock``); otherwise :func:`shopsvc.domain.stock.resolve_stock` (a variation that does not
-    manage its stock has backorders ``no``)."""
-    kind = row["type"]
-    given = _inputs(row, clean, field)
-    status = given.status
-    if kind == "variable":
-        status = variations_status(ctx, row["id"], given)
-    changes, moved = stock_columns(ctx.settings, row, given, status)
-    if moved:
-        ctx.events.record("product", row["id"], None, [stock_hook(kind == "variation")])
-    return changes
-
-
 def planned_stock(
     settings: Settings,
     row: Row,
@@ -78,9 +62,12 @@ def planned_stock(
     field: str,
     variations: list[Row] | None = None,
 ) -> tuple[dict[str, Any], bool]:
-    """:func:`stock_changes` without a read or the event, for the planner: a variable product's
-    status from ``variations`` (its published and private variations' rows as the write leaves
-    them). ``(columns, whether the quantity moved)`` (the planner records ``stock_hook``)."""
+    """The stock columns of a product or variation after a save, for the planner: with
+    store-wide management off only the status (a variable product's from ``variations``, its
+    published and private variations' rows as the write leaves them; an external product's
+    ``instock``); otherwise :func:`shopsvc.domain.stock.resolve_stock` (a variation that does
+    not manage its stock has backorders ``no``). ``(columns, whether a managed quantity moved)``
+    (the planner records ``stock_hook``)."""
     given = _inputs(row, clean, field)
     status = given.status
     if row["type"] == "variable":

@@ -1,8 +1,10 @@
-"""The variations part of the product planner (``shopsvc.writers.product_batch``): a variable
-product's ``variations`` (upsert in array order: an ``id`` of one of its variations edits it,
-anything else creates one; the array index is the menu order), their titles, its
-``default_attributes`` and the titles a new product title carries over (reference §8) — the
-checks of ``writers.variations`` in the same order, with nothing written.
+"""The variations part of the product planner (``shopsvc.writers.product_batch``), reference §8:
+a variable product's ``variations`` (upsert in array order: an ``id`` of one of its variations
+edits it, anything else creates one; the array index is the menu order; each element validated
+as it is reached, so its error comes after the product's own), the variation write fields, their
+titles (``Parent - Red, Large``), the titles a new product title carries over, ``PUT
+/products/<variation id>`` (the parent's stock status follows) and restores from the trash —
+every check before anything is written.
 
 A mixin of :class:`~shopsvc.writers.product_batch.ProductBatch`, whose loads and checks it uses
 (SKUs, images, shipping and tax classes)."""
@@ -134,7 +136,8 @@ class VariationPlanning:
         return sorted(stored, key=lambda row: row["id"]) + new
 
     def _plan_variations(self: Any, parent: Plan, items: list[dict[str, Any]]) -> None:
-        """``writers.variations.upsert_variations``: each element validated as it is reached."""
+        """The ``variations`` of ``parent``: each element validated as it is reached; a new
+        variation's row counts as inserted when it is reached (a failure after burns its id)."""
         attributes = self._attributes_of(parent)
         seen: dict[int, Plan] = {}
         for index, raw in enumerate(items):
@@ -163,8 +166,9 @@ class VariationPlanning:
             parent.children.append(plan)
 
     def _new_variation(self: Any, parent: Plan, index: int, visible: bool | None) -> Plan:
-        """A new variation's row as ``writers.variations._new_variation`` inserts it (its
-        parent's id a reference to the parent's plan until both are inserted)."""
+        """A new variation's row (its parent's id a reference to the parent's plan until both
+        are inserted): the parent's title and slug, the array index as menu order, the parent's
+        tax class."""
         values = {
             "type": "variation",
             "parent_id": parent.row["id"] if not parent.create else parent,
@@ -192,8 +196,12 @@ class VariationPlanning:
         field: str,
         top: Plan | None = None,
     ) -> None:
-        """``writers.variations._save_variation`` on ``plan.row``; its events go to ``top``
-        (the plan the write returns: the parent's, by default)."""
+        """The variation write fields (the spec's "Variation write fields") on ``plan.row``, in
+        the original's order: SKU, a trashed variation made visible again (its SKU must still
+        be free), image, shipping, downloads, prices, tax class, description, attribute values,
+        title, stock. Its events — the product topics with the variation's id, and
+        ``product.updated`` for its parent — go to ``top`` (the plan the write returns: the
+        parent's, by default)."""
         events = (top or parent).events
         row = plan.row
         status = changes.get("status", row["status"])
@@ -247,8 +255,8 @@ class VariationPlanning:
             events.append((parent, "updated", [product_hook("update", False)]))
 
     def _plan_variation_edit(self: Any, row: Row, element: dict[str, Any]) -> Plan:
-        """``PUT /products/<variation id>`` (``writers.variations.edit_variation``): the
-        variation's write fields, then its variable parent's stock status follows."""
+        """``PUT /products/<variation id>``: the variation's write fields, then its variable
+        parent's stock status follows (the parent was read and held with it, in id order)."""
         clean = validation.clean_variation(element, "product")
         changes: Row = {}
         if clean["visible"] is not None:
@@ -271,8 +279,8 @@ class VariationPlanning:
         return plan
 
     def _restore(self: Any, plan: Plan, status: str) -> None:
-        """``writers.products._restore``: a non-trash status on a trashed product restores it
-        and its trashed variations, unless a SKU of theirs now belongs to another live product
+        """A non-trash status on a trashed product restores it and its trashed variations (each
+        to the status it had), unless a SKU of theirs now belongs to another live product
         (decisions.md §7)."""
         row = plan.row
         trashed = [v for v in self._variations_of(plan) if v["status"] == "trash"]
@@ -299,8 +307,9 @@ class VariationPlanning:
                 self._sku_over[member["id"]] = (member["sku"], member["status"])
 
     def _rename_variations(self: Any, parent: Plan, old: str) -> None:
-        """``writers.variations.rename_variations``: a variable product's new title carries over
-        to the titles of its variations (trashed ones too) that start with the old one."""
+        """A variable product's new title carries over to the titles of its variations (trashed
+        ones too) that start with the old one — after its ``variations`` were planned, as the
+        original renames them."""
         new = parent.row["title"]
         planned = {id(child.row) for child in parent.children}
         for row in self._variations_of(parent):
