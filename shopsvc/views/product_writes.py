@@ -198,7 +198,8 @@ def bulk_products(context: ProductsBulk, request: Request) -> Response:
 
 
 def _batch(request: Request, targets: dict[int, tuple[int, str]]) -> ProductBatch | None:
-    """The set-based writer of a bulk (tests replace this to force the one-by-one path)."""
+    """The set-based writer of a bulk (tests replace this to run each element as its own batch
+    of one)."""
     return ProductBatch(
         request,
         lambda: request.write_context,

@@ -1,7 +1,7 @@
 """Attribute options as stored (reference §2.3, §8), pure: which term of a global attribute an
 option names, which parent attribute a variation's ``{name, slug, option}`` element means and the
-value it stores, and a variation's title from its values. The product planner
-(``shopsvc.writers.product_batch``) and the one-by-one writers share them."""
+value it stores, and a variation's title from its values; for the product planner
+(``shopsvc.writers.product_batch``)."""
 
 from __future__ import annotations
 

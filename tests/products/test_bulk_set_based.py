@@ -1,9 +1,12 @@
-"""``/products/bulk`` set-based (``shopsvc.writers.product_batch``) against one by one.
+"""``/products/bulk`` planned as one batch (``shopsvc.writers.product_batch``) against each
+element planned as its own batch of one (what single writes do): the one planner, with and
+without the elements seeing each other — the rules a bulk keeps across its elements.
 
 Each case runs the same bulk twice on the same freshly reset and seeded database (ids restart):
-once as the service runs it, once with the set-based writer switched off (the view's ``_batch``
-replaced, a test-only switch), and compares the response JSON (ids included), every catalogue
-table and the webhook outbox (a webhook subscribed to every product topic). The clock the
+once as the service runs it, once with the bulk's batch switched off (the view's ``_batch``
+replaced, a test-only switch: each element then runs alone), and compares the response JSON
+(ids included), every catalogue table and the webhook outbox (a webhook subscribed to every
+product topic). The clock the
 writes stamp is frozen for both runs. Explicit cases cover each rule the planner reproduces
 (SKU uniqueness against the database and earlier elements, slug suffixes, lookups by SKU, the
 capability per element, the error items' ``id`` and ``sku``, ids burnt by failed creates on
