@@ -25,7 +25,7 @@ from sqlalchemy import (
     update,
 )
 
-from shopsvc.sql.common import in_savepoint, insert_all
+from shopsvc.sql.common import bulk_insert, in_savepoint, insert_all
 from shopsvc.sql.tables import (
     attribute_terms,
     downloads,
@@ -98,8 +98,10 @@ def insert_products(conn: Connection, slots: Sequence[Row | None]) -> list[int]:
     if not rows:
         return []
     if conn.dialect.name == "postgresql":
-        statement = insert(products).returning(products.c.id, sort_by_parameter_order=True)
-        return [int(i) for i in conn.execute(statement, rows).scalars()]
+        # one array per column, unnested in order (sql.common.bulk_insert): psycopg would parse
+        # a VALUES list of some 4000 placeholders in Python for a bulk of 100
+        statement, params = bulk_insert("postgresql", products, rows, returning=True)
+        return sorted(int(i) for i in conn.execute(statement, params).scalars())
     # SQLite gives the rows of a multi-row VALUES increasing ids in order, but returns them in no
     # promised order (so SQLAlchemy would insert one row per statement to keep the order):
     # insert them together and put the ids in order.
