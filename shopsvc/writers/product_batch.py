@@ -242,10 +242,12 @@ class ProductBatch(VariationPlanning):
         self._parents = found.parents
         self._last_new = found.last_id
         self._attributes = AttributeTerms(found.attributes, found.attribute_terms)
-        # a SKU's owner is an edit target (its lowest id, as get_sku_owner picks)
-        ids.update(owners[0] for owners in self._live_skus.values())
+        if not self.single:
+            # a SKU's owner is an edit target (its lowest id, as get_sku_owner picks)
+            ids.update(owners[0] for owners in self._live_skus.values())
         self._rows = product_lookups_sql.get_rows(conn, ids, family_of=edited - {0})
-        self._row_terms = product_lookups_sql.get_terms_of(conn, self._rows)
+        if not self.single:  # what an element's related products were (_check_related)
+            self._row_terms = product_lookups_sql.get_terms_of(conn, self._rows)
         for element, clean in cleaned:
             product_id, sku = self._target(element)
             if sku:
