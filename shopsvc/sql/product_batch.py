@@ -75,8 +75,8 @@ def burns_failed_ids(conn: Connection) -> bool:
 
 
 def insert_products(conn: Connection, slots: Sequence[Row | None]) -> list[int]:
-    """Insert the rows of ``slots`` (every column but ``id``) in one statement; their ids, in
-    order.
+    """Insert the rows of ``slots`` (every column but ``id``; those no row sets to other than
+    the column's default are left to the database) in one statement; their ids, in order.
 
     ``slots`` are the inserts of one-by-one creates, in order; None marks a create whose insert
     the one-by-one path would have rolled back (its element failed after its row existed). Its
@@ -97,6 +97,9 @@ def insert_products(conn: Connection, slots: Sequence[Row | None]) -> list[int]:
             row["id"] = product_id
     if not rows:
         return []
+    # the columns some row sets to other than the database's default (the rest it fills in)
+    names = [n for n in rows[0] if n == "id" or any(row[n] != DEFAULTS[n] for row in rows)]
+    rows = [{name: row[name] for name in names} for row in rows]
     if conn.dialect.name == "postgresql":
         # one array per column, unnested in order (sql.common.bulk_insert): psycopg would parse
         # a VALUES list of some 4000 placeholders in Python for a bulk of 100
