@@ -14,9 +14,10 @@ from __future__ import annotations
 import functools
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from pyramid.request import Request
@@ -183,16 +184,23 @@ def prefetch_images(request: Request, urls: Iterable[str], error_code: str) -> N
             pool.error = exc
 
 
-def take_image(request: Request, url: str, error_code: str) -> Callable[[], int]:
-    """The check half of :func:`download_image`: the image at ``url`` taken for one write now
-    (its failure raised now, as :func:`download_image` raises it), and the write that stores it
-    as a new ``media`` row of the request's transaction (returning its id), to be called once the
-    request's other checks have passed — so that a request refused by a later check writes
-    nothing.
+def download_image(request: Request, url: str, error_code: str) -> int:
+    """The image at ``url`` as a new ``media`` row of the request's transaction; its id
+    (:func:`reserve_image`, then the row inserted)."""
+    return media_writes_sql.insert(request.db, reserve_image(request, url, error_code))
+
+
+def reserve_image(request: Request, url: str, error_code: str) -> dict[str, Any]:
+    """A stored copy of the image at ``url`` held for a write of this request: the ``media``
+    row that stores it (``file``, ``source_url``, ``mime_type``, ``title``), for the write to
+    insert — the product planner takes every image it needs before its first write.
 
     The stored copy comes from :func:`prefetch_images` (a URL nobody prefetched is downloaded and
-    stored now, inside the transaction). If the request (or the bulk element's savepoint) rolls
-    back, a prefetched copy goes back to its pool and one stored now is removed."""
+    stored now, inside the transaction). Fetch and content failures → 400 ``error_code``;
+    failure to store it → 400 ``shop_api_cannot_upload_product_image``. If the request (or the
+    bulk element's savepoint) rolls back, a prefetched copy goes back to its pool and one stored
+    now is removed: nothing the transaction wrote is left referenced.
+    """
     uploads = uploads_of(request)
     taken = uploads.take(url)
     if taken is not None:
@@ -203,24 +211,12 @@ def take_image(request: Request, url: str, error_code: str) -> Callable[[], int]
         data, kind = _fetch(request, url, error_code)
         name, mime_type = _store(uploads, url, data, kind), kind.mime_type
         request.on_rollback(functools.partial(uploads.discard, name))
-    values = {
+    return {
         "file": name,
         "source_url": url,
         "mime_type": mime_type,
         "title": title_from_url(url),
     }
-    return lambda: media_writes_sql.insert(request.db, values)
-
-
-def download_image(request: Request, url: str, error_code: str) -> int:
-    """The image at ``url`` as a new ``media`` row of the request's transaction; its id
-    (:func:`take_image`, then its write at once).
-
-    Fetch and content failures → 400 ``error_code``; failure to store it → 400
-    ``shop_api_cannot_upload_product_image``. If the request (or the bulk element's savepoint)
-    rolls back, nothing the transaction wrote is left referenced.
-    """
-    return take_image(request, url, error_code)()
 
 
 # --- URLs and serving

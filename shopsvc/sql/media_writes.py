@@ -1,4 +1,4 @@
-"""Writes of ``media`` rows: a new stored image, and an image's title and alt text."""
+"""Writes of ``media`` rows: new stored images, and an image's title and alt text."""
 
 from __future__ import annotations
 
@@ -20,6 +20,23 @@ def insert(conn: Connection, values: dict[str, Any], now: dt.datetime | None = N
         sa_insert(media).values(**values, created_at=stamp, updated_at=stamp).returning(media.c.id)
     )
     return int(conn.execute(statement).scalar_one())
+
+
+def insert_many(
+    conn: Connection, rows: list[dict[str, Any]], now: dt.datetime | None = None
+) -> list[int]:
+    """:func:`insert` of each of ``rows`` (the same keys in each), in one statement; their ids,
+    in order."""
+    if not rows:
+        return []
+    stamp = now or utc_now()
+    values = [{**row, "created_at": stamp, "updated_at": stamp} for row in rows]
+    if conn.dialect.name == "postgresql":
+        statement = sa_insert(media).returning(media.c.id, sort_by_parameter_order=True)
+        return [int(i) for i in conn.execute(statement, values).scalars()]
+    # SQLite numbers a multi-row VALUES in order; the RETURNING rows come in no promised order
+    statement = sa_insert(media).returning(media.c.id)
+    return sorted(int(i) for i in conn.execute(statement, values).scalars())
 
 
 def update_text(

@@ -25,12 +25,17 @@ from sqlalchemy import (
     update,
 )
 
-from shopsvc.sql.common import insert_all
+from shopsvc.sql.common import bulk_insert, in_savepoint, insert_all
 from shopsvc.sql.tables import (
+    attribute_terms,
+    downloads,
+    product_attribute_terms,
+    product_attributes,
     product_gallery,
     product_terms,
     products,
     terms,
+    variation_attributes,
 )
 
 Row = dict[str, Any]
@@ -59,7 +64,7 @@ DEFAULTS: Mapping[str, Any] = {
 
 
 def new_row(values: Mapping[str, Any]) -> Row:
-    """A product row as ``insert_product(values)`` stores it (``id`` None: not inserted yet)."""
+    """A product row as an insert of ``values`` stores it (``id`` None: not inserted yet)."""
     return {"id": None, **DEFAULTS, **values}
 
 
@@ -70,8 +75,8 @@ def burns_failed_ids(conn: Connection) -> bool:
 
 
 def insert_products(conn: Connection, slots: Sequence[Row | None]) -> list[int]:
-    """Insert the rows of ``slots`` (every column but ``id``) in one statement; their ids, in
-    order.
+    """Insert the rows of ``slots`` (every column but ``id``; those no row sets to other than
+    the column's default are left to the database) in one statement; their ids, in order.
 
     ``slots`` are the inserts of one-by-one creates, in order; None marks a create whose insert
     the one-by-one path would have rolled back (its element failed after its row existed). Its
@@ -92,9 +97,14 @@ def insert_products(conn: Connection, slots: Sequence[Row | None]) -> list[int]:
             row["id"] = product_id
     if not rows:
         return []
+    # the columns some row sets to other than the database's default (the rest it fills in)
+    names = [n for n in rows[0] if n == "id" or any(row[n] != DEFAULTS[n] for row in rows)]
+    rows = [{name: row[name] for name in names} for row in rows]
     if conn.dialect.name == "postgresql":
-        statement = insert(products).returning(products.c.id, sort_by_parameter_order=True)
-        return [int(i) for i in conn.execute(statement, rows).scalars()]
+        # one array per column, unnested in order (sql.common.bulk_insert): psycopg would parse
+        # a VALUES list of some 4000 placeholders in Python for a bulk of 100
+        statement, params = bulk_insert("postgresql", products, rows, returning=True)
+        return sorted(int(i) for i in conn.execute(statement, params).scalars())
     # SQLite gives the rows of a multi-row VALUES increasing ids in order, but returns them in no
     # promised order (so SQLAlchemy would insert one row per statement to keep the order):
     # insert them together and put the ids in order.
@@ -155,4 +165,105 @@ def replace_galleries(
             conn,
             product_gallery,
             [{"product_id": p, "position": n, "media_id": m} for p, n, m in rows],
+        )
+
+
+# --- new variations of new products
+
+
+def insert_products_with_ids(conn: Connection, rows: Sequence[Row]) -> None:
+    """Insert ``rows`` (every column, ``id`` included: SQLite's next ids, which the writer may
+    count on as it holds the write lock — so that new variations can name their new parent in
+    the same statement) in one statement."""
+    if rows:
+        conn.execute(insert(products), [dict(row) for row in rows])
+
+
+# --- attributes, downloads, variation values
+
+
+def insert_attribute_terms(conn: Connection, rows: Sequence[Row]) -> list[int] | None:
+    """New global attribute terms (``attribute_id``, ``name``, ``slug``) in one statement, in a
+    savepoint; their ids, in order. None when a concurrent request created one of them first
+    (the unique slug refused it): nothing is inserted then."""
+    if not rows:
+        return []
+
+    def insert_terms() -> list[int]:
+        if conn.dialect.name == "postgresql":
+            statement = insert(attribute_terms).returning(
+                attribute_terms.c.id, sort_by_parameter_order=True
+            )
+            return [int(i) for i in conn.execute(statement, list(rows)).scalars()]
+        returning = insert(attribute_terms).returning(attribute_terms.c.id)
+        return sorted(int(i) for i in conn.execute(returning, list(rows)).scalars())
+
+    ids = in_savepoint(conn, insert_terms)
+    return None if ids is False else ids
+
+
+def replace_attributes(
+    conn: Connection,
+    cleared: Sequence[int],
+    rows: Sequence[Row],
+    chosen: Sequence[tuple[int, int]],
+) -> None:
+    """Remove the attributes (and chosen terms) of ``cleared``, then insert ``rows`` (columns of
+    ``product_attributes``, in position order) and ``chosen`` (``(product id, term id)``)."""
+    if cleared:
+        ids = sorted(set(cleared))
+        conn.execute(
+            delete(product_attribute_terms).where(product_attribute_terms.c.product_id.in_(ids))
+        )
+        conn.execute(delete(product_attributes).where(product_attributes.c.product_id.in_(ids)))
+    if rows:
+        conn.execute(insert(product_attributes), list(rows))
+    if chosen:
+        insert_all(
+            conn,
+            product_attribute_terms,
+            [{"product_id": p, "attribute_term_id": t} for p, t in chosen],
+        )
+
+
+def replace_downloads(
+    conn: Connection, cleared: Sequence[int], rows: Sequence[tuple[int, str, str, str]]
+) -> None:
+    """Remove the downloads of ``cleared``, then insert ``rows`` (``(product id, key, name,
+    file)``, each product's in order)."""
+    if cleared:
+        conn.execute(delete(downloads).where(downloads.c.product_id.in_(sorted(set(cleared)))))
+    positions: dict[int, int] = {}
+    values = []
+    for product_id, key, name, file in rows:
+        position = positions[product_id] = positions.get(product_id, -1) + 1
+        values.append(
+            {
+                "product_id": product_id,
+                "download_key": key,
+                "name": name,
+                "file": file,
+                "position": position,
+            }
+        )
+    if values:
+        insert_all(conn, downloads, values)
+
+
+def replace_variation_values(
+    conn: Connection, cleared: Sequence[int], rows: Sequence[tuple[int, str, str]]
+) -> None:
+    """Remove the attribute values of the variations ``cleared``, then insert ``rows``
+    (``(variation id, attribute key, value)``)."""
+    if cleared:
+        conn.execute(
+            delete(variation_attributes).where(
+                variation_attributes.c.variation_id.in_(sorted(set(cleared)))
+            )
+        )
+    if rows:
+        insert_all(
+            conn,
+            variation_attributes,
+            [{"variation_id": v, "attribute_key": k, "value": value} for v, k, value in rows],
         )

@@ -1,13 +1,14 @@
-"""What the product writers read before they write (``shopsvc.writers``): one product's row
-(locked for an edit) and its stock, the SKU and slug owners, which of the ids a body names exist
-(parents, terms, classes), the attributes and variation values an edit builds on; and the
-set-based forms a set-based ``/products/bulk`` (``shopsvc.writers.product_batch``) reads before
-its first element, each one statement whatever the number of elements.
+"""What the product writers read before they write (``shopsvc.writers``): one product's row and
+its stock (the delete, orders' stock moves), a SKU's owner, the global lock of products and their
+parents; and what the product planner (``shopsvc.writers.product_batch``) reads before its
+first check — the rows it writes (held, in id order), the slugs its new slugs must avoid, the
+attributes and variation values an edit builds on — each one statement whatever the number of
+products (what a write names is read in ``sql.product_references``).
 
-SKUs and shipping-class slugs are matched with the database's own ``lower()``: a set-based read
-returns each row with the key the database computed, and the caller matches it against the
-lower-cased value it asked for, as the single-row query's ``=`` would. Nothing here changes a
-row: the writes are in ``sql.product_writes`` and ``sql.product_batch``.
+SKUs are matched with the database's own ``lower()``: a set-based read returns each row with the
+key the database computed, and the caller matches it against the lower-cased value it asked for,
+as the single-row query's ``=`` would. Nothing here changes a row: the writes are in
+``sql.product_writes`` and ``sql.product_batch``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     String,
+    Table,
     and_,
     any_,
     bindparam,
@@ -29,18 +31,14 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import ARRAY
 
-from shopsvc.sql.common import slugs_like
-from shopsvc.sql.products import SHIPPING_CLASS
 from shopsvc.sql.tables import (
     Id,
     attribute_terms,
     attributes,
-    media,
     product_attribute_terms,
     product_attributes,
     product_terms,
     products,
-    tax_classes,
     terms,
     variation_attributes,
 )
@@ -61,11 +59,6 @@ def get_product(conn: Connection, product_id: int, *, lock: bool = False) -> dic
     return dict(row) if row else None
 
 
-def get_slugs_like(conn: Connection, base: str, exclude: int | None = None) -> set[str]:
-    """Slugs of products (not variations) that are ``base`` or ``base-…``."""
-    return slugs_like(conn, products.c.slug, base, products.c.type != "variation", exclude=exclude)
-
-
 def get_sku_owner(conn: Connection, sku: str, exclude: Sequence[int] = ()) -> int | None:
     """The product or variation outside ``exclude``, not in the trash, whose SKU is ``sku``
     (case-insensitive)."""
@@ -76,25 +69,6 @@ def get_sku_owner(conn: Connection, sku: str, exclude: Sequence[int] = ()) -> in
         query = query.where(products.c.id.not_in(list(exclude)))
     found = conn.execute(query.order_by(products.c.id).limit(1)).scalar()
     return None if found is None else int(found)
-
-
-def get_trashed_variation_skus(conn: Connection, product_id: int) -> list[tuple[int, str]]:
-    """``(id, sku)`` of the product's trashed variations that have a SKU."""
-    query = select(products.c.id, products.c.sku).where(
-        products.c.parent_id == product_id,
-        products.c.type == "variation",
-        products.c.status == "trash",
-        products.c.sku.is_not(None),
-    )
-    return [(int(i), str(s)) for i, s in conn.execute(query)]
-
-
-def get_variation_titles(conn: Connection, product_id: int) -> list[tuple[int, str]]:
-    """``(id, title)`` of the product's variations (trashed ones too)."""
-    query = select(products.c.id, products.c.title).where(
-        products.c.parent_id == product_id, products.c.type == "variation"
-    )
-    return [(int(i), str(t)) for i, t in conn.execute(query.order_by(products.c.id))]
 
 
 def get_variation_stock(conn: Connection, parent_id: int) -> list[dict[str, Any]]:
@@ -157,79 +131,7 @@ def get_stock_row(
     return dict(row) if row else None
 
 
-# --- ids a body names
-
-
-def get_existing_ids(conn: Connection, ids: Iterable[int], *, variations: bool = False) -> set[int]:
-    """Those of ``ids`` that are products (or, with ``variations``, products or variations)."""
-    wanted = sorted({int(i) for i in ids})
-    if not wanted:
-        return set()
-    query = select(products.c.id).where(products.c.id.in_(wanted))
-    if not variations:
-        query = query.where(products.c.type != "variation")
-    return {int(i) for i in conn.execute(query).scalars()}
-
-
-def get_existing_term_ids(conn: Connection, taxonomy: str, ids: Iterable[int]) -> set[int]:
-    wanted = sorted({int(i) for i in ids})
-    if not wanted:
-        return set()
-    query = select(terms.c.id).where(terms.c.taxonomy == taxonomy, terms.c.id.in_(wanted))
-    return {int(i) for i in conn.execute(query).scalars()}
-
-
-def get_shipping_class_id(conn: Connection, slug: str) -> int | None:
-    """The shipping class whose slug is ``slug`` (case-insensitive)."""
-    query = select(terms.c.id).where(
-        terms.c.taxonomy == SHIPPING_CLASS, func.lower(terms.c.slug) == slug.lower()
-    )
-    found = conn.execute(query.order_by(terms.c.id).limit(1)).scalar()
-    return None if found is None else int(found)
-
-
-def get_tax_class_id(conn: Connection, slug: str) -> int | None:
-    """The tax class whose slug is ``slug``."""
-    found = conn.execute(select(tax_classes.c.id).where(tax_classes.c.slug == slug)).scalar()
-    return None if found is None else int(found)
-
-
 # --- attributes
-
-
-def get_global_attributes(conn: Connection, slugs: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """The global attributes of ``slugs`` (stored slugs, without ``pa_``), by slug."""
-    wanted = sorted(set(slugs))
-    if not wanted:
-        return {}
-    query = select(attributes.c.id, attributes.c.name, attributes.c.slug).where(
-        attributes.c.slug.in_(wanted)
-    )
-    return {row["slug"]: dict(row) for row in conn.execute(query).mappings()}
-
-
-def get_attribute_terms(conn: Connection, attribute_ids: Iterable[int]) -> list[dict[str, Any]]:
-    """``{id, attribute_id, name, slug}`` of every term of these attributes, by id."""
-    wanted = sorted(set(attribute_ids))
-    if not wanted:
-        return []
-    query = (
-        select(
-            attribute_terms.c.id,
-            attribute_terms.c.attribute_id,
-            attribute_terms.c.name,
-            attribute_terms.c.slug,
-        )
-        .where(attribute_terms.c.attribute_id.in_(wanted))
-        .order_by(attribute_terms.c.id)
-    )
-    return [dict(row) for row in conn.execute(query).mappings()]
-
-
-def get_term_slugs_like(conn: Connection, attribute_id: int, base: str) -> set[str]:
-    return slugs_like(
-        conn, attribute_terms.c.slug, base, attribute_terms.c.attribute_id == attribute_id
-    )
 
 
 def get_product_attributes(conn: Connection, product_id: int) -> list[dict[str, Any]]:
@@ -289,14 +191,18 @@ def get_product_attributes(conn: Connection, product_id: int) -> list[dict[str, 
     return result
 
 
-def get_variation_values(conn: Connection, variation_id: int) -> dict[str, str]:
-    query = select(variation_attributes.c.attribute_key, variation_attributes.c.value).where(
-        variation_attributes.c.variation_id == variation_id
-    )
-    return {key: value for key, value in conn.execute(query)}
+# --- the planner's reads, before its first check
 
 
-# --- a set-based bulk's reads, before its first element
+def burn_ids(conn: Connection, table: Table, count: int) -> None:
+    """Take ``count`` ids of ``table`` and use none (PostgreSQL): what that many inserts rolled
+    back leave behind (a sequence never gives a value back). Nothing on SQLite, whose
+    AUTOINCREMENT counter rolls back with them. It changes no row."""
+    if count and conn.dialect.name == "postgresql":
+        sequence = func.pg_get_serial_sequence(table.name, table.c.id.name)
+        conn.execute(
+            select(func.nextval(sequence)).select_from(func.generate_series(1, count))
+        ).all()
 
 
 #: The largest id a row can have (a larger one binds as -1, which finds nothing).
@@ -318,17 +224,48 @@ def get_live_skus(conn: Connection, lowered: Iterable[str]) -> list[Row]:
     return [dict(row) for row in conn.execute(query).mappings()]
 
 
-def get_rows(conn: Connection, ids: Iterable[int]) -> dict[int, Row]:
-    """Every column of the products and variations ``ids`` that exist, by id, held for the rest
-    of the transaction (as a single edit holds its row)."""
+def get_rows(conn: Connection, ids: Iterable[int], family_of: Iterable[int] = ()) -> dict[int, Row]:
+    """Every column of the products and variations ``ids`` that exist, and of the parents of
+    ``family_of`` and every variation of those products and of their parents (what the single
+    write of a variable product or of a variation derives stock statuses and titles from), by
+    id, held for the rest of the transaction (as a single edit holds its row)."""
+    wanted = sorted(set(ids))
+    family = sorted(set(family_of))
+    if not wanted and not family:
+        return {}
+    found = products.c.id.in_(wanted)
+    if family:
+        parents = select(products.c.parent_id).where(
+            products.c.id.in_(family), products.c.parent_id.is_not(None)
+        )
+        found = or_(
+            found,
+            products.c.id.in_(parents),
+            and_(
+                products.c.type == "variation",
+                or_(products.c.parent_id.in_(family), products.c.parent_id.in_(parents)),
+            ),
+        )
+    # in id order, as every bulk locks them: two writes of the same products queue, never
+    # deadlock (the global lock order, docs/sql.md)
+    query = select(products).where(found).order_by(products.c.id).with_for_update()
+    return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
+
+
+def get_variation_values_of(conn: Connection, ids: Iterable[int]) -> dict[int, dict[str, str]]:
+    """The attribute values of each of the variations ``ids`` (those with none are left out)."""
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    # in id order, as every bulk locks them: two bulks on the same products queue, never deadlock
-    query = (
-        select(products).where(products.c.id.in_(wanted)).order_by(products.c.id).with_for_update()
-    )
-    return {row["id"]: dict(row) for row in conn.execute(query).mappings()}
+    query = select(
+        variation_attributes.c.variation_id,
+        variation_attributes.c.attribute_key,
+        variation_attributes.c.value,
+    ).where(variation_attributes.c.variation_id.in_(wanted))
+    found: dict[int, dict[str, str]] = {}
+    for variation_id, key, value in conn.execute(query):
+        found.setdefault(variation_id, {})[key] = value
+    return found
 
 
 def get_last_id(conn: Connection) -> int:
@@ -390,47 +327,3 @@ def get_slugs_like_any(conn: Connection, bases: Iterable[str]) -> dict[int, str]
 def _like_escape(text: str) -> str:
     """``text`` matched literally by PostgreSQL's ``LIKE`` (its escape character: ``\\``)."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def get_term_taxonomies(conn: Connection, ids: Iterable[int]) -> dict[int, str]:
-    """The taxonomy of each of the terms ``ids`` that exist."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return {}
-    query = select(terms.c.id, terms.c.taxonomy).where(terms.c.id.in_(wanted))
-    return {term_id: taxonomy for term_id, taxonomy in conn.execute(query)}
-
-
-def get_shipping_classes(conn: Connection, lowered: Iterable[str]) -> dict[str, int]:
-    """The shipping class of each ``lower(slug)`` of ``lowered`` that one has (the smallest id,
-    as ``get_shipping_class_id`` picks), by the database's ``lower(slug)``."""
-    wanted = sorted(set(lowered))
-    if not wanted:
-        return {}
-    key = func.lower(terms.c.slug)
-    query = (
-        select(terms.c.id, key.label("key"))
-        .where(terms.c.taxonomy == SHIPPING_CLASS, key.in_(wanted))
-        .order_by(terms.c.id)
-    )
-    found: dict[str, int] = {}
-    for class_id, found_key in conn.execute(query):
-        found.setdefault(found_key, class_id)
-    return found
-
-
-def get_tax_class_slugs(conn: Connection, slugs: Iterable[str]) -> set[str]:
-    """Those of ``slugs`` that are the slug of a tax class."""
-    wanted = sorted(set(slugs))
-    if not wanted:
-        return set()
-    query = select(tax_classes.c.slug).where(tax_classes.c.slug.in_(wanted))
-    return set(conn.execute(query).scalars())
-
-
-def get_media_ids(conn: Connection, ids: Iterable[int]) -> set[int]:
-    """Those of ``ids`` that are media rows."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return set()
-    return set(conn.execute(select(media.c.id).where(media.c.id.in_(wanted))).scalars())

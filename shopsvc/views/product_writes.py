@@ -4,10 +4,13 @@
 Checks run in the spec's order. Create: envelope, capability (``publish_products``), ``title``
 present, ``type``, then the fields; edit: envelope, then the shared record validation (id,
 existence, capability), ``type``, then the fields. Images a write would download are fetched
-before any of that, outside the transaction (only for a caller who may write products). The
-writes themselves are ``shopsvc.writers``. Everything a request writes is one transaction (a bulk
-element one savepoint), so a create that fails after its row exists leaves nothing behind: no
-product, no variation, no attribute term, and (``shopsvc.media``) no stored image file.
+before any of that, outside the transaction (only for a caller who may write products).
+
+One write path: a single create or edit, and each element of a bulk that cannot run set-based,
+is planned and written as a batch of one by ``shopsvc.writers.product_batch`` — every check
+first, with reads only, then each table written once — so a request that fails writes nothing
+(no product, no variation, no attribute term, no media row; ``shopsvc.media`` gives its image
+copies back). A bulk plans all its elements together when they allow it (``web.bulk``).
 
 Every write answers with exactly what ``GET /products/<id>`` returns
 (``shopsvc.records.products.product_record``).
@@ -15,8 +18,11 @@ Every write answers with exactly what ``GET /products/<id>`` returns
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
 from typing import Any
 
+import sqlalchemy as sa
 from pyramid.request import Request
 from pyramid.response import Response
 from pyramid.view import view_config
@@ -31,34 +37,73 @@ from shopsvc.validation.types import parse_int, require_object
 from shopsvc.web import rendering
 from shopsvc.web.bulk import run_bulk
 from shopsvc.web.resources import Product, Products, ProductsBulk
-from shopsvc.writers import products as writer
+from shopsvc.writers import fields
 from shopsvc.writers.images import IMAGE_ERROR
-from shopsvc.writers.product_batch import ProductBatch
-from shopsvc.writers.variations import edit_variation
+from shopsvc.writers.product_batch import ProductBatch, TermTaken
 
 EDIT = {"request_method": ("POST", "PUT", "PATCH")}
+#: How many times a write is planned when concurrent requests create its attribute terms first.
+TERM_ATTEMPTS = 3
+#: The unique index of the live SKUs (``sql.tables``): the database's word on a SKU race.
+SKU_INDEX = "uq_products_sku"
 
 
 def _create(request: Request, data: Any) -> int:
-    """``title`` present, ``type``, the fields, then the write (capability already checked)."""
-    data = require_object(data, "product")
-    if data.get("title") is None:
-        raise validation.missing_title()
-    kind = validation.product_type("simple" if data.get("type") is None else data["type"])
-    return writer.create_product(request.write_context, kind, validation.clean_product(data))
+    """The body an object, then the planner's checks (``title`` present, ``type``, the fields)
+    and the write (capability already checked); the new id."""
+    return _write(request, require_object(data, "product"), None)
 
 
 def _edit(request: Request, product_id: int, data: Any) -> None:
-    """The shared record validation, ``type`` (not for a variation), the fields, the write."""
-    row = PRODUCTS.load(request, product_id, "edit")
-    data = require_object(data, "product")
-    if row["type"] == "variation":
-        edit_variation(
-            request.write_context, product_id, validation.clean_variation(data, "product")
+    """The shared record validation, the body an object, then the planner's checks (``type``,
+    not for a variation; the fields) and the write."""
+    if product_id <= 0 or not isinstance(data, dict):
+        PRODUCTS.load(request, product_id, "edit")
+        require_object(data, "product")
+    _write(request, data, product_id)
+
+
+def _write(request: Request, data: dict[str, Any], product_id: int | None) -> int:
+    """The create (``product_id`` None) or edit of ``data``, planned and written as a batch of
+    one (``shopsvc.writers.product_batch``: every check, then each table written once); its id.
+
+    When a concurrent request created one of the attribute terms the write creates, nothing is
+    written yet: the write is planned again (and finds that term), with the images it took."""
+    context = request.write_context
+    reserved: dict[tuple[str, int], dict[str, Any]] = {}
+
+    def reserve(url: str, error_code: str) -> dict[str, Any]:
+        taken[url] += 1
+        key = (url, taken[url])
+        if key not in reserved:
+            reserved[key] = context.reserve(url, error_code)
+        return dict(reserved[key])
+
+    for _ in range(TERM_ATTEMPTS):
+        taken: Counter[str] = Counter()
+        attempt = dataclasses.replace(context, reserve=reserve)
+        batch = ProductBatch(
+            request,
+            lambda bound=attempt: bound,  # type: ignore[misc]
+            lambda ids: product_records(request.record_context, ids),
+            {},
+            target=lambda element: (product_id or 0, ""),
         )
-        return
-    kind = None if data.get("type") is None else validation.product_type(data["type"])
-    writer.edit_product(request.write_context, product_id, kind, validation.clean_product(data))
+        batch.prepare([data])
+        plan = batch.plan(data)
+        try:
+            (written,) = batch.write([plan])
+        except TermTaken:
+            continue
+        except sa.exc.IntegrityError as exc:
+            # a concurrent request took the SKU between the check and the write
+            if SKU_INDEX in str(exc.orig):
+                raise fields.sku_exists() from None
+            raise
+        return written
+    raise ApiError(  # pragma: no cover - lost races in a row
+        "shop_api_cannot_create_product", "Could not create the attribute terms.", 400
+    )
 
 
 # --- images fetched before the transaction
@@ -153,7 +198,8 @@ def bulk_products(context: ProductsBulk, request: Request) -> Response:
 
 
 def _batch(request: Request, targets: dict[int, tuple[int, str]]) -> ProductBatch | None:
-    """The set-based writer of a bulk (tests replace this to force the one-by-one path)."""
+    """The set-based writer of a bulk (tests replace this to run each element as its own batch
+    of one)."""
     return ProductBatch(
         request,
         lambda: request.write_context,

@@ -10,7 +10,7 @@ from pyramid.request import Request
 
 from shopsvc.domain.events import EventSet
 from shopsvc.errors import ApiError
-from shopsvc.media.images import download_image, take_image
+from shopsvc.media.images import download_image, reserve_image
 from shopsvc.records.context import RecordContext
 from shopsvc.sql.tables import utc_now
 from shopsvc.writers.context import WriteContext
@@ -37,7 +37,7 @@ def _write_context(request: Request) -> WriteContext:
         settings=request.shop,
         now=utc_now(),
         download=functools.partial(download_image, request),
-        take_image=functools.partial(take_image, request),
+        reserve=functools.partial(reserve_image, request),
         events=request.events,
     )
 

@@ -5,20 +5,21 @@ the fields (``shopsvc.validation``) and hands the clean values to a writer with 
 :class:`~shopsvc.writers.context.WriteContext`: the connection, the settings, the clock and the
 image download. Writers never see the request and never import Pyramid, so the CLI can use them.
 
-Products and variations (reference products.md §5, §6, §8, §9):
+Products and variations (reference products.md §5, §6, §8, §9) have one write path, plan →
+every check → write each table once, for a single create or edit and a bulk alike:
 
-* ``products``: create, edit, delete of a product row (prices, SKU, terms, downloads, linked ids,
-  restore from the trash), in the original's order;
-* ``variations``: a variable product's variations (upsert, titles, attribute values) and
-  ``PUT /products/<variation id>``;
+* ``product_batch``: the planner (:class:`~shopsvc.writers.product_batch.ProductBatch`): reads
+  what the checks need, makes every check of every product in the original's order, then
+  writes; ``variation_plan`` its variations part (upsert, titles, a variation's own edit,
+  restores); ``product_plan`` what a plan holds and a product's attribute list with the terms it
+  creates; ``product_write`` the write of the plans;
+* ``products``: the basic columns of a create or edit, the term checks, and deleting a product;
 * ``fields``: the write fields products and variations share (SKU, shipping, prices, tax class,
   downloads);
 * ``stock``: the stock columns after a save and a variable parent's status from its variations
-  (the rules: ``shopsvc.domain.stock``);
-* ``images``: featured image and gallery;
-* ``product_attributes``: a product's attribute list and the global terms it creates;
-* ``product_batch``: ``/products/bulk`` set-based (the common shapes planned with the same checks,
-  written together; anything else runs through the writers above, one element at a time).
+  (the rules: ``shopsvc.domain.stock``), and stock moved by orders;
+* ``images``: featured image and gallery; ``attribute_options``: which term or attribute an
+  option names, and a variation's title.
 
 Orders (reference orders.md §3, §4, §9, §10) have one writer, a planner: ``order_batch`` plans
 every create and edit, single (a batch of one) or in ``/orders/bulk``, with every check before
@@ -29,6 +30,6 @@ sales, refund), ``order_plan`` (what a plan holds); ``orders`` holds the errors 
 the delete. Notes and refunds have their own writers (``order_notes``, ``order_refunds``).
 
 The validated shapes they take (``ImageInput``, ``AttributeInput``…) come from
-``shopsvc.validation.products``, which the variations writer also calls to validate each element
-of ``variations`` as it reaches it (an element's error is reported after the product's own).
+``shopsvc.validation.products``; the planner validates each element of ``variations`` as it
+reaches it (an element's error is reported after the product's own).
 """

@@ -1,7 +1,8 @@
 """The write fields products and variations share: SKU, shipping, prices, tax class, downloads.
 
-Each takes the row as stored (updated by the caller as it goes) and the clean fields of the
-request, and returns the columns to write, or writes its own child rows.
+Each takes the row as stored (updated by the planner as it goes, ``writers.product_batch``) and
+the clean fields of the request, and returns the columns to write (and the child rows that
+replace the product's); what they check against, the planner read first.
 """
 
 from __future__ import annotations
@@ -12,8 +13,6 @@ from typing import Any
 
 from shopsvc.domain import pricing
 from shopsvc.errors import ApiError, invalid_param
-from shopsvc.sql import product_lookups as product_lookups_sql
-from shopsvc.sql import product_writes as sql
 from shopsvc.validation.products import PARENT_TAX_CLASS, DownloadInput
 from shopsvc.writers.context import WriteContext
 
@@ -27,37 +26,12 @@ def sku_exists() -> ApiError:
     )
 
 
-def write_sku(ctx: WriteContext, row: Row, clean: dict[str, Any], status: str) -> None:
-    """Write a changed SKU: unique among the products and variations that are not in the trash
-    (checked first; the unique index decides a race)."""
-    if "sku" not in clean:
-        return
-    sku = clean["sku"]
-    if sku == row["sku"]:
-        return
-    live = sku is not None and status != "trash"
-    if live and product_lookups_sql.get_sku_owner(ctx.conn, sku, [row["id"]]) is not None:
-        raise sku_exists()
-    if not sql.update_sku(ctx.conn, row["id"], sku):
-        raise sku_exists()
-    row["sku"] = sku
-
-
-def tax_class(ctx: WriteContext, slug: str, field: str, variation: bool = False) -> str:
-    """``""`` (standard), ``parent`` (variations only) or an existing class's slug."""
-    return checked_tax_class(
-        slug,
-        field,
-        lambda name: product_lookups_sql.get_tax_class_id(ctx.conn, name) is not None,
-        variation,
-    )
-
-
 def checked_tax_class(
     slug: str, field: str, exists: Callable[[str], bool], variation: bool = False
 ) -> str:
-    """:func:`tax_class` with ``exists(slug)`` telling whether a class has that slug (the bulk
-    planner answers from what it loaded)."""
+    """``""`` (standard), ``parent`` (variations only) or an existing class's slug:
+    ``exists(slug)`` tells whether a class has that slug (the planner answers from what it
+    loaded)."""
     if slug == "" or (variation and slug == PARENT_TAX_CLASS):
         return slug
     if exists(slug):
@@ -65,18 +39,11 @@ def checked_tax_class(
     raise invalid_param(field, f'tax class "{slug}" does not exist')
 
 
-def shipping(ctx: WriteContext, clean: dict[str, Any], field: str) -> dict[str, Any]:
-    """``virtual``, ``weight``, ``dimensions`` and ``shipping_class``."""
-    return shipping_changes(
-        clean, field, lambda slug: product_lookups_sql.get_shipping_class_id(ctx.conn, slug)
-    )
-
-
 def shipping_changes(
     clean: dict[str, Any], field: str, class_id: Callable[[str], int | None]
 ) -> dict[str, Any]:
-    """:func:`shipping` with ``class_id(slug)`` finding a shipping class (the bulk planner
-    answers from what it loaded)."""
+    """``virtual``, ``weight``, ``dimensions`` and ``shipping_class``: ``class_id(slug)``
+    finds a shipping class (the planner answers from what it loaded)."""
     changes: dict[str, Any] = {}
     if "virtual" in clean:
         changes["virtual"] = clean["virtual"]
@@ -115,23 +82,25 @@ def prices(ctx: WriteContext, row: Row, clean: dict[str, Any], kind: str) -> dic
     }
 
 
-def downloads(ctx: WriteContext, row: Row, clean: dict[str, Any]) -> dict[str, Any]:
+def download_changes(
+    row: Row, clean: dict[str, Any]
+) -> tuple[dict[str, Any], list[tuple[str, str, str]] | None]:
     """``downloadable``; then, only when the product is downloadable, ``downloads`` (replaced),
-    ``download_limit`` and ``download_expiry``."""
+    ``download_limit`` and ``download_expiry``: the columns, and the downloads that replace the
+    product's (``(download_key, name, file)``; None: left as they are)."""
     changes: dict[str, Any] = {}
     if "downloadable" in clean:
         changes["downloadable"] = clean["downloadable"]
     if not clean.get("downloadable", row["downloadable"]):
-        return changes
-    if "downloads" in clean:
-        _replace_downloads(ctx, row["id"], clean["downloads"])
+        return changes, None
+    rows = _download_rows(clean["downloads"]) if "downloads" in clean else None
     for name in ("download_limit", "download_expiry"):
         if name in clean:
             changes[name] = clean[name]
-    return changes
+    return changes, rows
 
 
-def _replace_downloads(ctx: WriteContext, product_id: int, items: list[DownloadInput]) -> None:
+def _download_rows(items: list[DownloadInput]) -> list[tuple[str, str, str]]:
     """Each download keeps its ``key`` when it has one not seen before, else gets a new one."""
     keys: set[str] = set()
     rows = []
@@ -141,4 +110,4 @@ def _replace_downloads(ctx: WriteContext, product_id: int, items: list[DownloadI
             key = str(uuid.uuid4())
         keys.add(key)
         rows.append((key, item.name, item.file))
-    sql.update_downloads(ctx.conn, product_id, rows)
+    return rows

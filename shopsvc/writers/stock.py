@@ -55,32 +55,43 @@ def variations_status(ctx: WriteContext, product_id: int, parent: stock.StockSta
     )
 
 
-def stock_changes(ctx: WriteContext, row: Row, clean: dict[str, Any], field: str) -> dict[str, Any]:
-    """The stock columns of a product or variation after a save: with store-wide management off
-    only the status (a variable product's from its variations, an external product's
-    ``instock``); otherwise :func:`shopsvc.domain.stock.resolve_stock` (a variation that does not
-    manage its stock has backorders ``no``)."""
-    kind = row["type"]
+def planned_stock(
+    settings: Settings,
+    row: Row,
+    clean: dict[str, Any],
+    field: str,
+    variations: list[Row] | None = None,
+) -> tuple[dict[str, Any], bool]:
+    """The stock columns of a product or variation after a save, for the planner: with
+    store-wide management off only the status (a variable product's from ``variations``, its
+    published and private variations' rows as the write leaves them; an external product's
+    ``instock``); otherwise :func:`shopsvc.domain.stock.resolve_stock` (a variation that does
+    not manage its stock has backorders ``no``). ``(columns, whether a managed quantity moved)``
+    (the planner records ``stock_hook``)."""
     given = _inputs(row, clean, field)
     status = given.status
-    if kind == "variable":
-        status = variations_status(ctx, row["id"], given)
-    changes, moved = stock_columns(ctx.settings, row, given, status)
-    if moved:
-        ctx.events.record("product", row["id"], None, [stock_hook(kind == "variation")])
-    return changes
-
-
-def planned_stock(
-    settings: Settings, row: Row, clean: dict[str, Any], field: str
-) -> tuple[dict[str, Any], bool]:
-    """:func:`stock_changes` of a product that is not variable (whose status needs no read of
-    its variations), without recording the event: ``(columns, whether the quantity moved)``
-    (the bulk planner records ``stock_hook`` itself when it writes)."""
     if row["type"] == "variable":
-        raise ValueError("a variable product's stock status follows its variations")
-    given = _inputs(row, clean, field)
-    return stock_columns(settings, row, given, given.status)
+        if variations is None:
+            raise ValueError("a variable product's stock status follows its variations")
+        status = stock.variable_parent_status(
+            [_stored(v) for v in variations],
+            given,
+            store_manages=settings.manage_stock,
+            threshold=settings.out_of_stock_threshold,
+        )
+    return stock_columns(settings, row, given, status)
+
+
+def synced_status(settings: Settings, parent: Row, variations: list[Row]) -> str:
+    """:func:`sync_variable_parent`'s status of the variable product ``parent`` (its stored
+    row) without a read: from ``variations``, its published and private variations' rows as
+    the write leaves them."""
+    return stock.variable_parent_status(
+        [_stored(v) for v in variations],
+        _stored(parent),
+        store_manages=settings.manage_stock,
+        threshold=settings.out_of_stock_threshold,
+    )
 
 
 def stock_columns(

@@ -24,6 +24,7 @@ from shopsvc.domain.catalog import slugify_name, unique_slug
 from shopsvc.errors import ApiError
 from shopsvc.loaders.terms import TermFamily
 from shopsvc.sql import media as media_sql
+from shopsvc.sql import media_writes as media_writes_sql
 from shopsvc.sql import term_writes as term_writes_sql
 from shopsvc.sql import terms as terms_sql
 from shopsvc.sql.terms import Scope
@@ -50,7 +51,8 @@ def _image(ctx: WriteContext, image: ImageRef) -> Callable[[], int | None]:
     among the checks; its media row is written by the call), or None (no image: ``""``, 0, or an
     id that is not a stored image)."""
     if image.url:
-        return ctx.take_image(image.url, CATEGORY_IMAGE_ERROR)
+        reserved = ctx.reserve(image.url, CATEGORY_IMAGE_ERROR)
+        return lambda: media_writes_sql.insert(ctx.conn, reserved)
     row = media_sql.get(ctx.conn, image.attachment_id) if image.attachment_id > 0 else None
     if row is None or not str(row["mime_type"]).startswith("image/"):
         return lambda: None

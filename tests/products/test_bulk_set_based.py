@@ -1,9 +1,12 @@
-"""``/products/bulk`` set-based (``shopsvc.writers.product_batch``) against one by one.
+"""``/products/bulk`` planned as one batch (``shopsvc.writers.product_batch``) against each
+element planned as its own batch of one (what single writes do): the one planner, with and
+without the elements seeing each other — the rules a bulk keeps across its elements.
 
 Each case runs the same bulk twice on the same freshly reset and seeded database (ids restart):
-once as the service runs it, once with the set-based writer switched off (the view's ``_batch``
-replaced, a test-only switch), and compares the response JSON (ids included), every catalogue
-table and the webhook outbox (a webhook subscribed to every product topic). The clock the
+once as the service runs it, once with the bulk's batch switched off (the view's ``_batch``
+replaced, a test-only switch: each element then runs alone), and compares the response JSON
+(ids included), every catalogue table and the webhook outbox (a webhook subscribed to every
+product topic). The clock the
 writes stamp is frozen for both runs. Explicit cases cover each rule the planner reproduces
 (SKU uniqueness against the database and earlier elements, slug suffixes, lookups by SKU, the
 capability per element, the error items' ``id`` and ``sku``, ids burnt by failed creates on
@@ -201,7 +204,8 @@ def run(
 
     def write(self: product_batch.ProductBatch, plans: Any) -> list[int]:
         ids = real_write(self, plans)
-        written.append(len(ids))
+        if not self.single:  # a single write (the one-by-one run's elements) plans too
+            written.append(len(ids))
         return ids
 
     monkeypatch.setattr(product_batch.ProductBatch, "write", write)
@@ -472,8 +476,6 @@ def test_store_stock_settings(run: Callable[..., Outcome], shop: dict[str, str])
     "element",
     [
         {"title": "V", "type": "variable", "variations": [{"sku": "V-1"}]},
-        {"title": "A", "attributes": [{"name": "Size", "options": ["S"]}]},
-        {"title": "D", "downloadable": True, "downloads": [{"id": "k", "file": "http://f/x.zip"}]},
         {"title": "P", "parent_id": "{grouped}"},
         {"id": "{variation}", "regular_price": "5"},
         {"id": "{variable}", "title": "Var 2"},
@@ -506,6 +508,20 @@ def test_shapes_left_to_the_one_by_one_path(
 
     outcome = same(run, items)
     assert not outcome.set_based
+
+
+@pytest.mark.parametrize(
+    "element",
+    [
+        {"title": "A", "attributes": [{"name": "Size", "options": ["S"]}]},
+        {"title": "D", "downloadable": True, "downloads": [{"id": "k", "file": "http://f/x.zip"}]},
+    ],
+)
+def test_attributes_and_downloads_set_based(
+    run: Callable[..., Outcome], element: dict[str, Any]
+) -> None:
+    outcome = same(run, lambda w: [{"title": "Before", "sku": "B"}, element, {"title": "After"}])
+    assert outcome.set_based
 
 
 def test_dependencies_between_elements_fall_back(run: Callable[..., Outcome]) -> None:

@@ -1,10 +1,10 @@
 """Two concurrent writes of one SKU: exactly one wins and the other gets the spec's 400.
 
-The view checks first and then writes the SKU inside a savepoint, catching the unique index
-(``uq_products_sku``) refusing it. On SQLite writers serialise (``BEGIN IMMEDIATE``), so the
-second request's check sees the first one's SKU; on PostgreSQL both checks can pass and the index
-decides. The tests with the check switched off prove that the index alone also gives a 400
-(never a 500) and leaves nothing of the losing request behind.
+The planner checks first (``writers.product_batch``) and the view turns the unique index
+(``uq_products_sku``) refusing the write into the same 400. On SQLite writers serialise
+(``BEGIN IMMEDIATE``), so the second request's check sees the first one's SKU; on PostgreSQL
+both checks can pass and the index decides. The tests with the check switched off prove that
+the index alone also gives a 400 (never a 500) and leaves nothing of the losing request behind.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pytest
 import sqlalchemy as sa
 from webtest import TestApp
 
-from shopsvc.sql import product_lookups
 from shopsvc.sql.tables import attribute_terms, products
+from shopsvc.writers.product_batch import ProductBatch
 from tests.helpers.api import error
 from tests.helpers.products import URL, seed_attribute
 from tests.helpers.sql import count_rows, select_all
@@ -84,8 +84,8 @@ def _post(sku: str, **fields: Any) -> Callable[[TestApp], Any]:
 
 @pytest.fixture
 def without_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Switch the SKU check off: only the unique index stands in the way."""
-    monkeypatch.setattr(product_lookups, "get_sku_owner", lambda *args, **kwargs: None)
+    """Switch the planner's SKU check off: only the unique index stands in the way."""
+    monkeypatch.setattr(ProductBatch, "_sku_taken", lambda *args, **kwargs: False)
 
 
 def test_concurrent_creates_with_one_sku(app: TestApp, admin: Any, engine: sa.Engine) -> None:

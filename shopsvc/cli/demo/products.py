@@ -74,7 +74,7 @@ ATTRIBUTE_TERM_COLUMNS = ("product_id", "attribute_term_id")
 VARIATION_VALUE_COLUMNS = ("variation_id", "attribute_key", "value")
 
 
-#: A variation's title names its values when it has at most this many (writers/variations.py).
+#: A variation's title names its values when it has at most this many (writers.attribute_options).
 TITLE_ATTRIBUTES = 2
 Option = tuple[str, str, int | None]
 
