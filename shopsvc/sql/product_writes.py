@@ -58,14 +58,5 @@ def update_stock(conn: Connection, product_id: int, quantity: int, status: str) 
     )
 
 
-def update_total_sales(conn: Connection, product_id: int, delta: int) -> None:
-    """Add ``delta`` to a product's ``total_sales`` (an order's lines, once)."""
-    conn.execute(
-        update(products)
-        .where(products.c.id == product_id)
-        .values(total_sales=products.c.total_sales + delta)
-    )
-
-
 def update_stock_status(conn: Connection, product_id: int, status: str) -> None:
     conn.execute(update(products).where(products.c.id == product_id).values(stock_status=status))
