@@ -50,17 +50,15 @@ sys.path.insert(0, str(ROOT_DIR))
 
 from bench.common import (  # noqa: E402
     WsgiResponse,
-    admin_key,
-    analyze,
     basic_auth,
     load_average,
     scratch_database,
+    seeded_engine,
     wsgi_request,
 )
 from bench.floor import Trace, capture  # noqa: E402
 from shopsvc import main as app_main  # noqa: E402
-from shopsvc.db.engine import make_engine  # noqa: E402
-from shopsvc.db.schema import migrate  # noqa: E402
+from shopsvc.sql.tables import tax_classes  # noqa: E402
 from shopsvc.testing.catalog import CatalogFactory  # noqa: E402
 
 PREFIX = "/shop-api/v3"
@@ -210,6 +208,20 @@ class Client:
     def __init__(self, app: Any, engine: sa.Engine, headers: dict[str, str]) -> None:
         self.app, self.engine, self.headers = app, engine, headers
 
+    @classmethod
+    def start(cls, url: str, media: str, key: str, secret: str, size: int) -> Client:
+        """The application on ``url`` (media in ``media``, bulks of up to ``size``, EUR), sent
+        to as the administrator of ``key`` and ``secret`` (bench/bulk.py, bench/writes.py)."""
+        settings = {
+            "sqlalchemy.url": url,
+            "shopsvc.media_dir": media,
+            "shopsvc.auth.allow_basic_over_http": "true",
+            "shopsvc.bulk_limit": str(max(100, size)),
+            "shopsvc.currency": "EUR",
+        }
+        app = app_main({"__file__": "bench.ini"}, **settings)
+        return cls(app, app.registry.engine, {"Authorization": basic_auth(key, secret)})
+
     def send(self, method: str, path: str, body: dict[str, Any], status: int) -> Any:
         response: WsgiResponse = wsgi_request(
             self.app, method, PREFIX + path, None, self.headers, json.dumps(body).encode()
@@ -292,7 +304,6 @@ def print_family(plural: str, measures: list[Measure]) -> None:
         f"{'stmts':>8} {'runs':>4}"
     )
     for index, m in enumerate(measures):
-        statements = f"{m.trace.statements}" + (f"({m.trace.control})" if m.trace.control else "")
         if index:
             ratio = m.median_ms / one
             verdict = (f"{ratio:>6.1f}x", f"≤{TARGET:g}x", "yes" if ratio <= TARGET else "NO")
@@ -300,11 +311,32 @@ def print_family(plural: str, measures: list[Measure]) -> None:
             verdict = ("", "", "")
         print(
             f"  {m.label:<22} {m.median_ms:>9.1f} {m.min_ms:>8.1f} {verdict[0]:>7} "
-            f"{verdict[1]:>6} {verdict[2]:>5} {statements:>8} {len(m.timings):>4}"
+            f"{verdict[1]:>6} {verdict[2]:>5} {m.trace.counted:>8} {len(m.timings):>4}"
         )
     unseen = sum(m.trace.unseen or 0 for m in measures)
     if unseen:
         print(f"  WARNING: {unseen} statement(s) ran on SQLite outside SQLAlchemy's events")
+
+
+def run_families(
+    client: Client,
+    seeded: Seeded,
+    families: list[str],
+    size: int,
+    repeat_one: int,
+    repeat: int,
+    counter: Iterator[int],
+) -> None:
+    """The tax classes the rates are spread over (those the database lacks), then each family
+    of ``families`` measured and printed (bench/bulk.py, bench/writes.py ``--bulk``)."""
+    with client.engine.connect() as conn:
+        existing = set(conn.execute(sa.select(tax_classes.c.name)).scalars())
+    for name in TAX_CLASSES:
+        if name not in existing:
+            client.send("POST", "/taxes/classes", {"tax_class": {"name": name}}, 201)
+    for plural in families:
+        measures = measure_family(client, seeded, FAMILY[plural], size, repeat_one, repeat, counter)
+        print_family(plural, measures)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -322,35 +354,17 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown families: {', '.join(unknown)}")
     with scratch_database(args.database_url) as url, tempfile.TemporaryDirectory() as media:
-        engine = make_engine(url)
-        migrate(engine)
-        seeded = seed(engine)
-        analyze(engine)
-        key, secret = admin_key(engine)
+        engine, seeded, key, secret = seeded_engine(url, seed)
         engine.dispose()
-        settings = {
-            "sqlalchemy.url": url,
-            "shopsvc.media_dir": media,
-            "shopsvc.auth.allow_basic_over_http": "true",
-            "shopsvc.bulk_limit": str(max(100, args.size)),
-            "shopsvc.currency": "EUR",
-        }
-        app = app_main({"__file__": "bench.ini"}, **settings)
-        app_engine = app.registry.engine
-        client = Client(app, app_engine, {"Authorization": basic_auth(key, secret)})
-        for name in TAX_CLASSES:
-            client.send("POST", "/taxes/classes", {"tax_class": {"name": name}}, 201)
+        client = Client.start(url, media, key, secret, args.size)
+        app_engine = client.engine
         print(
             f"{app_engine.dialect.name}: one create median of {args.repeat_one}, bulks of "
             f"{args.size} median of {args.repeat}, each after a warm-up; stmts = statements "
             f"of one captured run (in brackets: transaction control); {load_average()}"
         )
         counter = itertools.count(1)
-        for plural in families:
-            measures = measure_family(
-                client, seeded, FAMILY[plural], args.size, args.repeat_one, args.repeat, counter
-            )
-            print_family(plural, measures)
+        run_families(client, seeded, families, args.size, args.repeat_one, args.repeat, counter)
         print(f"after the runs: {load_average()}")
         app_engine.dispose()
     return 0

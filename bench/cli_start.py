@@ -35,7 +35,7 @@ import time
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
-from bench.common import load_average, scratch_database  # noqa: E402
+from bench.common import ini_logging, load_average, scratch_database  # noqa: E402
 
 #: Seconds, at the median.
 TARGETS = {"--help": 0.3, "create-key": 1.0}
@@ -48,27 +48,7 @@ use = egg:shopsvc
 sqlalchemy.url = {url}
 shopsvc.auto_migrate = true
 
-[loggers]
-keys = root
-
-[handlers]
-keys = console
-
-[formatters]
-keys = plain
-
-[logger_root]
-level = WARN
-handlers = console
-
-[handler_console]
-class = StreamHandler
-args = (sys.stderr,)
-formatter = plain
-
-[formatter_plain]
-format = %(levelname)s %(name)s %(message)s
-"""
+""" + ini_logging("%(levelname)s %(name)s %(message)s")
 
 
 def _environ() -> dict[str, str]:

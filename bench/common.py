@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import sqlalchemy as sa
@@ -25,6 +25,8 @@ if str(ROOT_DIR) not in sys.path:
     sys.path.insert(0, str(ROOT_DIR))
 
 from shopsvc import main as app_main  # noqa: E402
+from shopsvc.db.engine import make_engine  # noqa: E402
+from shopsvc.db.schema import migrate  # noqa: E402
 from shopsvc.testing.databases import scratch_postgres, user_with_key  # noqa: E402
 
 
@@ -51,6 +53,22 @@ def analyze(engine: sa.Engine) -> None:
         conn.exec_driver_sql("ANALYZE")
 
 
+Seeded = TypeVar("Seeded")
+
+
+def seeded_engine(
+    url: str, seed: Callable[[sa.Engine], Seeded]
+) -> tuple[sa.Engine, Seeded, str, str]:
+    """An engine on ``url`` migrated, ``seed(engine)``'s answer, the database analysed
+    (:func:`analyze`) and an administrator's key and secret (bench/bulk.py, bench/writes.py)."""
+    engine = make_engine(url)
+    migrate(engine)
+    seeded = seed(engine)
+    analyze(engine)
+    key, secret = admin_key(engine)
+    return engine, seeded, key, secret
+
+
 def admin_key(engine: sa.Engine, permissions: str = "read_write") -> tuple[str, str]:
     """A new administrator's consumer key and secret."""
     _, _, consumer_key, consumer_secret = user_with_key(
@@ -63,6 +81,18 @@ def load_average() -> str:
     """The machine's 1, 5 and 15 minute load averages and its CPU count (benchmarks share it)."""
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs"
+
+
+def ini_logging(line_format: str) -> str:
+    """The logging sections of a generated ``pserve`` ini: the root logger at WARNING on
+    stderr, each record as ``line_format`` (bench/cli_start.py, bench/soak.py). No braces, so
+    the ini it ends stays a ``str.format`` template."""
+    return (
+        "[loggers]\nkeys = root\n[handlers]\nkeys = console\n[formatters]\nkeys = plain\n"
+        "[logger_root]\nlevel = WARNING\nhandlers = console\n"
+        "[handler_console]\nclass = StreamHandler\nargs = (sys.stderr,)\nformatter = plain\n"
+        f"[formatter_plain]\nformat = {line_format}\n"
+    )
 
 
 def basic_auth(key: str, secret: str) -> str:

@@ -74,6 +74,12 @@ class Trace:
         return sum(1 for sql in self.sql if _first_word(sql) in CONTROL)
 
     @property
+    def counted(self) -> str:
+        """The benches' ``stmts`` column: every statement, then the transaction control among
+        them in brackets where there is any (``14(2)``)."""
+        return f"{self.statements}" + (f"({self.control})" if self.control else "")
+
+    @property
     def queries(self) -> int:
         """Statements that are not transaction control: the same count on both databases."""
         return self.statements - self.control
@@ -324,13 +330,12 @@ def print_comparisons(results: list[Comparison], title: str = "request") -> None
         f"{'stmts':>5} {'bytes':>9} {'runs':>4}"
     )
     for r in results:
-        statements = f"{r.trace.statements}" + (f"({r.trace.control})" if r.trace.control else "")
         print(
             f"{r.label:<22} {r.records:>7} {r.service_ms:>10.1f} {r.service_min_ms:>8.1f} "
             f"{r.floor_ms:>9.1f} {r.sql_ms:>9.1f} {r.json_ms:>9.1f} {r.ratio:>5.1f}x "
             f"{'≤' + format(r.target, 'g') + 'x':>6} {'yes' if r.holds else 'NO':>5} "
             f"{r.objects_ms:>10.1f} {r.best:>4.1f}x "
-            f"{statements:>5} {r.bytes:>9} {r.runs:>4}"
+            f"{r.trace.counted:>5} {r.bytes:>9} {r.runs:>4}"
         )
     print(
         "floor = the request's captured statements replayed on a raw DBAPI connection and "

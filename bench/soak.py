@@ -92,7 +92,7 @@ if str(ROOT_DIR) not in sys.path:
     sys.path.insert(0, str(ROOT_DIR))
 
 from bench import soak_checks as checks  # noqa: E402
-from bench.common import admin_key, basic_auth, load_average  # noqa: E402
+from bench.common import admin_key, basic_auth, ini_logging, load_average  # noqa: E402
 from bench.soak_checks import FIELDS, TAG_FIELD, Arrival, Record, Tally, values_of  # noqa: E402
 from shopsvc.db.engine import make_engine  # noqa: E402
 from shopsvc.db.schema import migrate  # noqa: E402
@@ -143,22 +143,7 @@ host = 127.0.0.1
 get port = http_port
 threads = 4
 
-[loggers]
-keys = root
-[handlers]
-keys = console
-[formatters]
-keys = plain
-[logger_root]
-level = WARNING
-handlers = console
-[handler_console]
-class = StreamHandler
-args = (sys.stderr,)
-formatter = plain
-[formatter_plain]
-format = %(asctime)s %(levelname)s [%(name)s] %(message)s
-"""
+""" + ini_logging("%(asctime)s %(levelname)s [%(name)s] %(message)s")
 
 
 # --- the receiver
