@@ -142,6 +142,11 @@ def _error_codes(doc: ViewDoc) -> Codes:
     return merge(found, WRITE) if doc.request else found
 
 
+#: The header of a 201 answer (RFC 9110 §10.2.2).
+LOCATION = {
+    "description": "The absolute URL of the new record.",
+    "schema": {"type": "string", "format": "uri"},
+}
 #: A path segment that is not what its parameter names (letters for an id) routes nowhere.
 UNROUTED = codes(404, "shop_api_no_route")
 
@@ -161,6 +166,8 @@ def _responses(
                 name: {"$ref": f"#/components/headers/{name}"}
                 for name in components.page_headers(settings)
             }
+        if status == 201:
+            response["headers"] = {"Location": LOCATION}
         if doc.answer == "bulk":
             listed = by_status(doc.errors)
             response["x-element-error-codes"] = [c for found in listed.values() for c in found]

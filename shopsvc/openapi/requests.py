@@ -52,6 +52,21 @@ NAME: Schema = {
     "pattern": r"^[\t\n\r\x0b ]*[^\x00<\t\n\r\x0b ][^\x00]*$",
     "description": "Not blank (and not starting with a tag).",
 }
+#: An amount that must not be negative (a refund line's, ``writers.order_refunds``; a coupon's
+#: or a shipping line's, ``writers.order_items``): an order amount from 0; null is none.
+REFUND_AMOUNT: Schema = {
+    "anyOf": [
+        {"type": "number", "minimum": 0, "exclusiveMaximum": 10**12},
+        {
+            "type": "string",
+            "pattern": r"^\s*(?:\+?0*(?:[0-9]{1,12}(?:\.[0-9]*)?|\.[0-9]+)"
+            r"|-(?:0+(?:\.0*)?|\.0+))\s*$",
+        },
+        {"type": "null"},
+    ]
+}
+
+
 TOPIC_PATTERN = (
     rf"^(({'|'.join(topics.RESOURCES)})\.({'|'.join(topics.EVENTS)})"
     rf"|action\.{topics.ACTION_NAME.pattern})$"
@@ -162,22 +177,50 @@ IMAGE = obj(
         "title": STRING,
     }
 )
-OPTION = obj({"name": STRING, "slug": STRING, "option": STRING})
-DOWNLOAD = obj({"id": STRING, "name": STRING, "file": STRING, "url": STRING})
+OPTION_ELEMENT = obj({"name": STRING, "slug": STRING, "option": STRING})
+DOWNLOAD = {
+    "anyOf": [
+        obj({"id": STRING, "name": STRING, "file": STRING, "url": STRING}),
+        {
+            **obj({"file": {"enum": [None, ""]}, "url": {"enum": [None, ""]}}),
+            "description": "Without a file nor a URL the element is skipped, whatever it holds.",
+        },
+    ]
+}
 DIMENSIONS = obj({name: nullable(NON_NEGATIVE_AMOUNT) for name in products.DIMENSIONS})
 #: An id of an id list (``products.clean_id_list``): a number or a digit string.
-LISTED_ID: Schema = integer(MIN_INT, MAX_INT, "An id (0 or less is skipped).")
-ATTRIBUTE = obj(
-    {
-        "name": STRING,
-        "slug": STRING,
-        "position": INTEGER,
-        "visible": BOOLEAN,
-        "variation": BOOLEAN,
-        "options": {"type": ["array", "string"], "items": STRING},
-    },
-    ("name",),
+LISTED_ID: Schema = integer(MIN_INT, MAX_INT, "An id.")
+#: An upsell or cross-sell id: 0 or less is skipped, whatever its size.
+LINKED_ID: Schema = integer(None, MAX_INT, "A product id (0 or less is skipped).")
+
+
+def named(element: Schema, blank: tuple[Any, ...] = (None,)) -> Schema:
+    """An element of an array that skips the elements without a ``name`` (``validation.products.
+    _named_elements``): ``element`` with its name, or any object whose name is one of
+    ``blank``."""
+    given = {**element, "required": ["name"]}
+    given = refine(given, {"name": TEXT})
+    skipped = {
+        **obj({"name": {"enum": list(blank)}}),
+        "description": "Without a name the element is skipped, whatever it holds.",
+    }
+    return {"anyOf": [given, skipped]}
+
+
+ATTRIBUTE = named(
+    obj(
+        {
+            "name": STRING,
+            "slug": STRING,
+            "position": INTEGER,
+            "visible": TRUTHY,
+            "variation": TRUTHY,
+            "options": {"type": ["array", "string", "number"], "items": STRING},
+        }
+    ),
+    blank=(None, ""),  # a name that is blank once cleaned is skipped too
 )
+OPTION = named(OPTION_ELEMENT)
 BACKORDERS: Schema = {
     "type": ["boolean", "string"],
     "description": f"A boolean or one of {', '.join(stock.BACKORDERS)}.",
@@ -223,8 +266,8 @@ def _product() -> Schema:
         "default_attributes": array(OPTION),
         "downloads": array(DOWNLOAD),
         "dimensions": DIMENSIONS,
-        "upsell_ids": array(LISTED_ID),
-        "cross_sell_ids": array(LISTED_ID),
+        "upsell_ids": array(LINKED_ID),
+        "cross_sell_ids": array(LINKED_ID),
         "categories": array(LISTED_ID),
         "tags": array(LISTED_ID),
         "variations": {
@@ -311,7 +354,8 @@ def term_write(family: TermFamily, create: bool = False) -> Schema:
     schema = refine(
         schema,
         {
-            "name": {**NAME, "maxLength": terms.MAX_NAME},
+            # at most MAX_NAME characters once cleaned (white space and tags go first)
+            "name": NAME,
             **{field: extra for field, extra in limits.items() if field in schema["properties"]},
         },
     )
@@ -386,6 +430,8 @@ def _order() -> Schema:
             "quantity": {"description": "Above 0."},
         },
     )
+    for array, field in (("coupon_lines", "amount"), ("shipping_lines", "total")):
+        order = _elements(order, array, {field: REFUND_AMOUNT})  # not negative
     for array, key in DELETING.items():
         field = order["properties"][array]["items"]["properties"][key]
         order = _elements(order, array, {key: deleting(field, key)})
@@ -424,21 +470,6 @@ POSITIVE_AMOUNT: Schema = {
 }
 
 
-#: A refund line's amount (``writers.order_refunds._amount_or_zero``): an order amount, not
-#: negative; null is 0.
-REFUND_AMOUNT: Schema = {
-    "anyOf": [
-        {"type": "number", "minimum": 0, "exclusiveMaximum": 10**12},
-        {
-            "type": "string",
-            "pattern": r"^\s*(?:\+?0*(?:[0-9]{1,12}(?:\.[0-9]*)?|\.[0-9]+)"
-            r"|-(?:0+(?:\.0*)?|\.0+))\s*$",
-        },
-        {"type": "null"},
-    ]
-}
-
-
 def _order_refund(create: bool = False) -> Schema:
     """A refund: ``amount`` required and above 0 on create; on edit 0 or less changes nothing."""
     refund_line = obj(
@@ -454,10 +485,13 @@ def _order_refund(create: bool = False) -> Schema:
             },
         }
     )
-    amount = POSITIVE_AMOUNT if create else nullable(MONEY)
+    if not create:  # an edit changes the reason and the amount only
+        ignored = {"description": "Ignored on edit."}
+        fields = {"amount": nullable(MONEY), "reason": STRING}
+        return obj({**fields, "line_items": ignored, "restock_items": ignored})
     return obj(
         {
-            "amount": amount,
+            "amount": POSITIVE_AMOUNT,
             "reason": STRING,
             "line_items": {
                 "type": "object",
@@ -466,7 +500,7 @@ def _order_refund(create: bool = False) -> Schema:
             },
             "restock_items": TRUTHY,
         },
-        ("amount",) if create else (),
+        ("amount",),
     )
 
 

@@ -25,7 +25,9 @@ STATE_DEPENDENT_CODES = frozenset(
         "shop_api_tax_class_slug_exists",
         "shop_api_cannot_edit_product_attribute",
         "shop_api_cannot_create_product_attribute",
-        "shop_api_invalid_product_attribute_slug_too_long",  # the slug made from the name
+        # the slug made from the name: too long, a reserved term
+        "shop_api_invalid_product_attribute_slug_too_long",
+        "shop_api_invalid_product_attribute_slug_reserved_name",
         "shop_api_invalid_product_attribute_slug_already_exists",
         # an amount beyond what is left to refund ("Invalid refund amount.")
         "shop_api_invalid_order_refund",
