@@ -188,10 +188,17 @@ def _rate() -> Schema:
     }
 
 
+#: A location entry: NUL characters only among the characters trimmed off its ends (PHP's
+#: ``trim``, ``domain.tax.clean_locations``); in the string form, ``;`` separates entries.
+_TRIMMED = r"[\t\n\r\x00\x0b ]*"
+_ENTRY = rf"{_TRIMMED}(?:[^\x00]*[^\x00\t\n\r\x0b ])?{_TRIMMED}"
+_PART = rf"{_TRIMMED}(?:[^\x00;]*[^\x00;\t\n\r\x0b ])?{_TRIMMED}"
+
+
 def _locations(typ: taxes.Locations) -> Schema:
     entry = {
         "anyOf": [
-            {"type": ["string", "number"], "pattern": NO_NUL, "maxLength": taxes.MAX_TEXT},
+            {"type": ["string", "number"], "pattern": f"^{_ENTRY}$", "maxLength": taxes.MAX_TEXT},
             {
                 "type": ["boolean", "null", "object", "array"],
                 "description": "Read as PHP prints it (true: 1), or skipped.",
@@ -200,7 +207,7 @@ def _locations(typ: taxes.Locations) -> Schema:
     }
     return {
         "anyOf": [
-            {"type": ["string", "number"], "pattern": NO_NUL},
+            {"type": ["string", "number"], "pattern": f"^(?:{_PART};)*{_PART}$"},
             {"type": "array", "items": entry},
         ],
         "description": f"{typ.kind.capitalize()} codes: an array or a ;-separated string.",
