@@ -172,7 +172,8 @@ IMAGE = obj(
     {
         "id": ID,
         "src": {**STRING, "format": "uri"},
-        "position": INTEGER,
+        # any value: "" or a number 0 makes the image the featured one, anything else not
+        "position": {"description": '"" or 0 makes it the featured image.'},
         "alt": STRING,
         "title": STRING,
     }
@@ -212,7 +213,13 @@ ATTRIBUTE = named(
         {
             "name": STRING,
             "slug": STRING,
-            "position": INTEGER,
+            # its absolute value is kept, which the INTEGER column must hold; "" is 0
+            "position": {
+                "anyOf": [
+                    *nullable(integer(-MAX_INT, MAX_INT))["anyOf"],
+                    {"type": "string", "enum": [""]},
+                ]
+            },
             "visible": TRUTHY,
             "variation": TRUTHY,
             "options": {"type": ["array", "string", "number"], "items": STRING},
@@ -397,6 +404,7 @@ def _order() -> Schema:
     """The edit schema (create reads the same fields and ignores the elements' ``id``), with
     what the writer checks afterwards: an existing customer or product, a known currency, a
     quantity above 0."""
+    order_customer = nullable(integer(-MAX_INT, MAX_INT))
     order = refine(
         object_schema(orders.EDIT_SCHEMA),
         {
@@ -414,7 +422,10 @@ def _order() -> Schema:
             },
             "status_note": {"description": "Edit only: recorded with a status change."},
             "note": {"description": "The customer note."},
-            "customer_id": {"minimum": 0, "description": "An existing customer; 0 is a guest."},
+            "customer_id": {
+                "anyOf": [*order_customer["anyOf"], {"type": "string", "enum": [""]}],
+                "description": 'An existing customer; 0 (or "") is a guest.',
+            },
             "currency": {
                 "anyOf": [{"enum": sorted(order_rules.currencies())}, {"type": "null"}],
                 "description": "A known currency code, such as USD (upper case).",
