@@ -171,7 +171,7 @@ def _tax_class() -> Schema:
 IMAGE = obj(
     {
         "id": ID,
-        "src": {**STRING, "format": "uri"},
+        "src": {**STRING, "description": "The URL of an image to download (any text)."},
         # any value: "" or a number 0 makes the image the featured one, anything else not
         "position": {"description": '"" or 0 makes it the featured image.'},
         "alt": STRING,
@@ -450,8 +450,14 @@ def _order() -> Schema:
 
 
 def _order_create() -> Schema:
-    """A new order: ``payment_details``, when given, names its method (id and title)."""
+    """A new order: ``payment_details``, when given, names its method (id and title); the
+    items' ``id`` is ignored."""
     order = _order()
+    ignored = {"description": "Ignored on create."}
+    for array in orders.ARRAYS:
+        items = order["properties"][array]["items"]
+        items = {**items, "properties": {**items["properties"], "id": ignored}}
+        order = refine(order, {array: {"items": items}})
     payment = order["properties"]["payment_details"]
     named = {**TEXT, "minLength": 1}
     payment = {
