@@ -170,7 +170,10 @@ def _tax_class() -> Schema:
 
 IMAGE = obj(
     {
-        "id": ID,
+        "id": {
+            "anyOf": [*ID["anyOf"], {"type": "string", "enum": [""]}],
+            "description": 'An attachment id; 0, "" or null: none.',
+        },
         "src": {**STRING, "description": "The URL of an image to download (any text)."},
         # any value: "" or a number 0 makes the image the featured one, anything else not
         "position": {"description": '"" or 0 makes it the featured image.'},
@@ -512,8 +515,11 @@ def _order_refund(create: bool = False) -> Schema:
             "reason": STRING,
             "line_items": {
                 "type": "object",
-                "additionalProperties": refund_line,
-                "description": "Keyed by order item id.",
+                "additionalProperties": {
+                    "anyOf": [refund_line, {"description": "Ignored when its key names no item."}]
+                },
+                "description": "Keyed by order item id; an entry whose key names no item of "
+                "the order is ignored, whatever it holds.",
             },
             "restock_items": TRUTHY,
         },
