@@ -3,19 +3,69 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from shopsvc.openapi.operations import Param
+from shopsvc.openapi.schema import Schema, at_most
 from shopsvc.web.listing import MAX_QUERY_INT
 
-QUERY_INT = "Read by its leading digits; empty or 0 means the default."
-STRING = {"type": "string"}
-TIMESTAMP = {"type": "string", "description": "RFC 3339; a date alone is midnight UTC."}
-IDS = {"type": "string", "description": "A comma-separated list of ids.", "pattern": r"^[0-9, ]*$"}
-TRUE_ONLY = {
+#: Query values go through the same checks (decisions.md §7, ``web.transaction``): no NUL.
+NO_NUL = r"^[^\x00]*$"
+STRING = {"type": "string", "pattern": NO_NUL}
+#: The numbers a query integer may name (``web.listing.query_int``): up to MAX_QUERY_INT, any
+#: leading zeros.
+BOUNDED_DIGITS = f"0*(?:{at_most(MAX_QUERY_INT)})"
+#: After its leading digits a query integer may hold anything (``"100?"`` is 100).
+TAIL = r"(?:[^0-9\x00][^\x00]*)?"
+QUERY_INT = (
+    "Read by its leading digits (after any white space; `12abc` is 12); empty or 0 means the "
+    "default."
+)
+
+
+def query_integer(minimum: int = 0, digits: str = BOUNDED_DIGITS, extra: str = "") -> Schema:
+    """A query integer as the server reads it (``web.listing.query_int``): a number, or any
+    string that starts (after white space) with ``digits``, or nothing."""
+    number: Schema = {"type": "integer", "minimum": minimum}
+    if digits == BOUNDED_DIGITS:
+        number["maximum"] = MAX_QUERY_INT
+    alternatives = "|".join(filter(None, (extra, f"{digits}{TAIL}")))
+    text = {"type": "string", "pattern": f"^\\s*(?:{alternatives})?$"}
+    return {"anyOf": [number, text]}
+
+
+_YEAR = (
+    r"(?:000[2-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])"
+)
+_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_MONTH_DAY = (
+    r"(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+)
+DATE = f"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
+_HOUR, _MINUTE = "(?:[01][0-9]|2[0-3])", "[0-5][0-9]"
+_TIME = f"{_HOUR}:{_MINUTE}(?::{_MINUTE}(?:\\.[0-9]{{1,6}})?)?(?:[Zz]|[+-]{_HOUR}:{_MINUTE})?"
+TIMESTAMP = {
     "type": "string",
-    "enum": ["true"],
-    "description": "Only the string true switches it on.",
+    "pattern": f"^\\s*(?:{DATE}(?:[T ]{_TIME})?)?\\s*$",
+    "description": (
+        "An RFC 3339 date-time (`T` or a space between date and time; seconds, fraction and "
+        "offset optional; no offset is UTC), or a date alone (midnight UTC); empty is no "
+        "filter. Years 0002 to 9998."
+    ),
+}
+IDS = {
+    "type": "string",
+    "description": "A comma-separated list of ids (white space and empty items ignored).",
+    "pattern": f"^\\s*(?:(?:{BOUNDED_DIGITS})?\\s*,\\s*)*(?:{BOUNDED_DIGITS})?\\s*$",
+}
+#: A filter that only the exact string ``true`` switches on; any other value is accepted and
+#: leaves it off.
+TRUE_ONLY = {
+    **STRING,
+    "description": "`true` switches it on; any other value leaves it off.",
+    "examples": ["true"],
 }
 
 FIELDS = Param(
@@ -23,10 +73,15 @@ FIELDS = Param(
     STRING,
     "Comma-separated top-level fields to return; parent.child keeps only those children.",
 )
-PAGE = Param("page", {"type": "integer", "minimum": 1, "maximum": MAX_QUERY_INT}, QUERY_INT)
+PAGE = Param("page", query_integer(), QUERY_INT)
 FORCE = Param(
     "force", STRING, "A boolean spelling of true deletes permanently; anything else trashes."
 )
+
+
+def query_id(name: str, description: str = "") -> Param:
+    """An id in the query read as a query integer (``filter[customer_id]``); 0 is none."""
+    return Param(name, query_integer(), " ".join(filter(None, (description, QUERY_INT))))
 
 
 def filters(orderby: Iterable[str] | None = ()) -> tuple[Param, ...]:
@@ -35,23 +90,25 @@ def filters(orderby: Iterable[str] | None = ()) -> tuple[Param, ...]:
     found = [
         Param(
             "filter[limit]",
-            {"type": "integer", "minimum": -1},
-            "Page size; -1 is the largest allowed (shopsvc.max_page_size). " + QUERY_INT,
+            query_integer(-1, "[0-9]+", "-1(?![0-9])[^\\x00]*"),
+            "Page size; -1 is the largest allowed (shopsvc.max_page_size), and so is any "
+            "larger number. " + QUERY_INT,
         ),
-        Param("filter[offset]", {"type": "integer", "minimum": 0}, "Replaces the skip of page."),
+        Param("filter[offset]", query_integer(), "Replaces the skip of page. " + QUERY_INT),
     ]
     if orderby is not None:
         choices = sorted(orderby)
         found += [
             Param(
                 "filter[order]",
-                {"type": "string", "enum": ["ASC", "DESC"]},
-                "Case-insensitive; default DESC.",
+                words(["ASC", "DESC"], blank=BLANK_EMPTY),
+                "ASC or DESC, in any case, white space around ignored; empty is DESC.",
             ),
             Param(
                 "filter[orderby]",
-                {"type": "string", "enum": choices},
-                "Case-insensitive; ties are broken by id.",
+                words(choices, blank=BLANK_SPACE),
+                f"One of {', '.join(choices)}, in any case, white space around ignored; "
+                "empty is the default order. Ties are broken by id.",
             ),
         ]
     found += [
@@ -77,8 +134,30 @@ def counted(orderby: Iterable[str] | None = ()) -> tuple[Param, ...]:
     return filters(orderby)
 
 
+#: What a blank value of a word parameter is: only the empty string (white space alone is
+#: refused), or empty and white space alike (stripped first).
+BLANK_EMPTY, BLANK_SPACE = "", "\\s*"
+
+
+def _any_case(word: str) -> str:
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)
+
+
+def words(values: Iterable[str], blank: str) -> Schema:
+    """One of ``values`` compared case-insensitively with white space around ignored (how the
+    views read ``filter[order]``, ``filter[orderby]``, a webhook list's ``status``), or a blank
+    value (``blank``) for the default."""
+    listed = "|".join(_any_case(value) for value in values)
+    return {
+        "type": "string",
+        "pattern": f"^(?:{blank}|\\s*(?:{listed})\\s*)$",
+        "examples": list(values)[:1],
+    }
+
+
 def choice(name: str, values: Iterable[str], description: str = "") -> Param:
-    return Param(name, {"type": "string", "enum": list(values)}, description)
+    """A word parameter (:func:`words`) whose empty value is the default."""
+    return Param(name, words(values, BLANK_EMPTY), description)
 
 
 def text(name: str, description: str = "") -> Param:

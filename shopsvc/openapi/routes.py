@@ -11,6 +11,7 @@ from typing import Any
 
 from pyramid.registry import Registry
 
+from shopsvc.openapi.page import DOCS_FILES
 from shopsvc.openapi.schema import Schema
 from shopsvc.web import resources
 from shopsvc.web.resources import Item, Resource
@@ -95,12 +96,15 @@ def _shape(pattern: str) -> str:
 
 
 def segment_schema(resource: type[Resource] | None) -> Schema:
-    """What a path segment of ``resource`` may be: an id (digits) for an item, a slug for a tax
-    class, any segment otherwise."""
+    """What a path segment of ``resource`` may be: an id (digits; 0 is refused by every
+    family's ``Loader.check_id``) for an item, a slug for a tax class, one of the page's files
+    under ``/docs``, any segment otherwise."""
     if resource is not None and issubclass(resource, Item):
-        return {"type": "integer", "minimum": 0}
+        return {"type": "integer", "minimum": 1}
     if resource is not None and issubclass(resource, resources.TaxClass):
         return {"type": "string", "pattern": f"^{resources.SLUG.pattern}$"}
+    if resource is resources.DocsFile:
+        return {"type": "string", "enum": list(DOCS_FILES)}
     return {"type": "string"}
 
 

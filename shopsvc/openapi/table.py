@@ -27,7 +27,9 @@ STORE = {"$ref": "#/components/schemas/Store"}
 
 # --- webhooks
 
-WEBHOOK_STATUS = params.choice("status", LIST_STATUSES, "Default all.")
+WEBHOOK_STATUS = params.choice(
+    "status", LIST_STATUSES, "In any case, white space around ignored; empty is all."
+)
 WEBHOOK_WRITE = codes(
     400, "shop_api_invalid_webhook_topic", "shop_api_invalid_webhook_delivery_url"
 )
@@ -174,6 +176,12 @@ def _taxes() -> dict[str, ViewDoc]:
 # --- the index and the documentation
 
 OPENAPI_DOCUMENT = {"type": "object", "description": "This OpenAPI 3.1 document."}
+DOCS_VERSION = params.text(
+    "v",
+    "The file's version, as the page links it: with the current one the answer may be cached "
+    "for a year (`Cache-Control: public, max-age=31536000, immutable`), else it is revalidated "
+    "(`public, no-cache`).",
+)
 
 
 def _meta() -> dict[str, ViewDoc]:
@@ -193,6 +201,8 @@ def _meta() -> dict[str, ViewDoc]:
             "custom",
             body={"type": "string"},
             content_types=tuple(dict.fromkeys(DOCS_FILES.values())),
+            query=(DOCS_VERSION,),
+            errors=codes(404, "shop_api_no_route"),
             public=True,
             tag="documentation",
         ),

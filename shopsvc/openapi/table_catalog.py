@@ -201,7 +201,7 @@ def _terms() -> dict[str, ViewDoc]:
             f"create_term_{family.singular}": ViewDoc(
                 "single",
                 **one,
-                request=request,
+                request=term_schema_name(family, create=True),
                 statuses=(201,),
                 errors=merge(
                     missing("create"),

@@ -7,6 +7,7 @@ from shopsvc.loaders.orders import ORDER_NOTES, ORDER_REFUNDS, ORDERS
 from shopsvc.openapi import params
 from shopsvc.openapi.operations import ViewDoc, codes, load, merge, not_found, require
 from shopsvc.openapi.records import component_name
+from shopsvc.records.orders import MAX_DP
 from shopsvc.web.listing import COMMON_ORDERBY
 
 FIELDS = (params.FIELDS,)
@@ -14,7 +15,11 @@ FIELDS = (params.FIELDS,)
 # --- orders
 
 ORDER_SHAPE = (
-    params.Param("filter[dp]", {"type": "integer", "minimum": 0}, "Decimals of amounts."),
+    params.Param(
+        "filter[dp]",
+        params.query_integer(digits="[0-9]+"),
+        f"Decimals of amounts, at most {MAX_DP} (a larger number is {MAX_DP}). " + params.QUERY_INT,
+    ),
     params.flag("filter[all_item_meta]", "Also the line meta whose key starts with _."),
     params.flag("filter[meta]", "Adds order_meta."),
     params.text("filter[expand]", "Comma list of products, taxes, coupons."),
@@ -22,7 +27,7 @@ ORDER_SHAPE = (
 ORDER_FILTERS = (
     params.text("status", "A comma list of statuses; any (default) is all but trash."),
     params.text("filter[status]", "Used when status is absent."),
-    params.Param("filter[customer_id]", {"type": "integer", "minimum": 0}),
+    params.query_id("filter[customer_id]"),
 )
 ORDER_LIST = (*params.paged(COMMON_ORDERBY), *ORDER_FILTERS, *ORDER_SHAPE)
 ORDER_WRITE = merge(
@@ -95,7 +100,7 @@ def _orders() -> dict[str, ViewDoc]:
         "create_order": ViewDoc(
             "single",
             **one,
-            request="OrderWrite",
+            request="OrderCreate",
             statuses=(201,),
             errors=merge(missing, require(ORDERS, "create"), ORDER_WRITE),
         ),
@@ -140,7 +145,7 @@ def _order_children() -> dict[str, ViewDoc]:
             f"create_{noun}": ViewDoc(
                 "single",
                 **one,
-                request=request,
+                request=component_name(singular) + "Create",
                 statuses=(201,),
                 errors=merge(missing, create_checks, invalid),
             ),

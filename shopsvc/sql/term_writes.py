@@ -48,16 +48,16 @@ def update(conn: Connection, scope: Scope, term_id: int, values: dict[str, Any])
 
 def delete(conn: Connection, scope: Scope, term_id: int) -> bool:
     """Delete a term: its children move up to its parent and products stop using it. False when
-    no row was deleted."""
+    no row was deleted, or when a child cannot move up (a sibling there has its name: sibling
+    names are unique), and then nothing changed."""
     table = scope.table
     store = scope.store
     if store.has("parent"):
         parent = select(table.c.parent_id).where(table.c.id == term_id).scalar_subquery()
-        conn.execute(
-            sa.update(table)
-            .where(scope.where(), table.c.parent_id == term_id)
-            .values(parent_id=func.coalesce(parent, 0))
-        )
+        moved = sa.update(table).where(scope.where(), table.c.parent_id == term_id)
+        moved = moved.values(parent_id=func.coalesce(parent, 0))
+        if common.in_savepoint(conn, lambda: conn.execute(moved)) is False:
+            return False
     if store.usage_product is None:
         conn.execute(
             sa.update(products).where(store.usage_term == term_id).values({store.usage_term: None})

@@ -3,7 +3,11 @@
 ``{api_root}/docs/…``).
 
 The page is Swagger UI from the ``swagger-ui-py`` package's static files, served from here (no CDN
-at run time); only the files the page uses are served (``shopsvc.openapi.page``).
+at run time); only the files the page uses are served (``shopsvc.openapi.page``), from memory:
+compressed as the client's ``Accept-Encoding`` prefers (brotli, gzip; ``Vary: Accept-Encoding``),
+with an ``ETag`` per representation (``"<digest>"``, ``"<digest>-gzip"``, ``"<digest>-br"``, which
+the http_cache tween answers ``If-None-Match`` with), cached for a year when asked for by the
+page's versioned link and revalidated otherwise.
 """
 
 from __future__ import annotations
@@ -12,13 +16,22 @@ import html
 import json
 
 from pyramid.request import Request
-from pyramid.response import FileResponse, Response
+from pyramid.response import Response
 from pyramid.view import view_config
 
 from shopsvc.errors import no_route
 from shopsvc.openapi.document import cached_document
-from shopsvc.openapi.page import DOCS_FILES, FILE_MAX_AGE, PAGE, swagger_ui_dir
+from shopsvc.openapi.page import (
+    DOCS_FILES,
+    PAGE,
+    UNVERSIONED_CACHE,
+    VERSIONED_CACHE,
+    asset,
+    encoded,
+    page_links,
+)
 from shopsvc.views import READ
+from shopsvc.web.http_cache import IDENTITY, acceptable_codings, add_vary, entity_tag
 from shopsvc.web.resources import Docs, DocsFile, OpenApiDocument
 
 
@@ -36,10 +49,11 @@ def openapi_document(context: OpenApiDocument, request: Request) -> Response:
 def docs_page(context: Docs, request: Request) -> Response:
     """The documentation page: Swagger UI rendering the OpenAPI document."""
     root = _api_root(request)
+    links = {key: html.escape(link) for key, link in page_links(root + "/docs").items()}
     page = PAGE.format(
         title=html.escape(f"{request.shop.store_name} API"),
-        docs=html.escape(root + "/docs"),
         document=json.dumps(root + "/openapi.json").replace("<", "\\u003c"),
+        **links,
     )
     response = Response(page, content_type="text/html", charset="utf-8")
     response.headers["X-Content-Type-Options"] = "nosniff"
@@ -52,15 +66,19 @@ def docs_file(context: DocsFile, request: Request) -> Response:
     name = context.__name__
     if name not in DOCS_FILES:
         raise no_route()
-    response = FileResponse(
-        str(swagger_ui_dir() / name),
-        request=request,
-        content_type=DOCS_FILES[name],
-        cache_max_age=FILE_MAX_AGE,
-    )
+    found = asset(name)
+    coding = IDENTITY
+    if found.compressible:
+        accepted = acceptable_codings(request.environ.get("HTTP_ACCEPT_ENCODING"))
+        coding = accepted[0] if accepted else IDENTITY
+    body = found.body if coding == IDENTITY else encoded(name, coding)
+    response = Response(body=body, content_type=found.content_type, charset=None)
+    if coding != IDENTITY:
+        response.headers["Content-Encoding"] = coding
+    if found.compressible:
+        add_vary(response, "Accept-Encoding")
+    response.headers["ETag"] = entity_tag(found.digest, coding)
+    versioned = request.GET.get("v") == found.digest
+    response.headers["Cache-Control"] = VERSIONED_CACHE if versioned else UNVERSIONED_CACHE
     response.headers["X-Content-Type-Options"] = "nosniff"
-    if request.method == "HEAD":  # the file opened for the body would stay open otherwise
-        close = getattr(response.app_iter, "close", None)
-        if close is not None:
-            close()
     return response

@@ -398,3 +398,22 @@ def test_delete_moves_the_children_up(api: TestApp, tree_family: Family) -> None
     api.delete(family.item(1))
     listed = [(row["name"], row["parent"]) for row in family.listed(api)]
     assert listed == [("Shirts", 0), ("Trousers", 0)]
+
+
+def test_delete_refused_when_a_child_would_meet_a_sibling_of_its_name(
+    api: TestApp, tree_family: Family
+) -> None:
+    """Children move up to the deleted term's parent, where sibling names are unique: a child
+    named like a term already there makes the delete fail (401 ``…cannot_delete…``, the
+    spec's "delete failed"), with nothing changed — not a 500 from the unique index."""
+    family = tree_family
+    family.create(api, name="Men")
+    family.create(api, name="Shirts", parent=1)
+    family.create(api, name="shirts")
+    before = family.listed(api)
+    response = api.delete(family.item(1), status=401)
+    assert error(response)[:2] == (401, f"shop_api_cannot_delete_{family.envelope}")
+    assert family.listed(api) == before
+    api.delete(family.item(3))
+    api.delete(family.item(1))
+    assert [(row["name"], row["parent"]) for row in family.listed(api)] == [("Shirts", 0)]
