@@ -231,9 +231,14 @@ ATTRIBUTE = named(
     blank=(None, ""),  # a name that is blank once cleaned is skipped too
 )
 OPTION = named(OPTION_ELEMENT)
+#: Never refused (``domain.stock.parse_backorders``, reference §6): any value is read, so the
+#: schema names no type.
 BACKORDERS: Schema = {
-    "type": ["boolean", "string"],
-    "description": f"A boolean or one of {', '.join(stock.BACKORDERS)}.",
+    "description": (
+        f"A boolean or one of {', '.join(stock.BACKORDERS)}. Any value is accepted: `notify` is "
+        'notify, a true spelling (true, 1, "1", "true", "yes", any case) is yes, '
+        "anything else no."
+    ),
 }
 
 
