@@ -5,8 +5,9 @@ authentication included), on a scratch database with a few products, the three k
 create interleaved in one warm loop (so that a drift of the machine touches all alike):
 
 * **without the header**: a plain create;
-* **a new key**: the same create with a fresh ``Idempotency-Key`` each time (the key claimed at
-  the start of the transaction, the response stored at its end);
+* **a new key**: the same create with a fresh ``Idempotency-Key`` each time (the key looked up
+  in a short read of its own, then claimed by the transaction's first statement, the response
+  stored at its end);
 * **a replay**: the first key sent again with the same body (the stored response, nothing run).
 
 Each line tells the median (and minimum) time; the last two lines the median cost of a new key

@@ -1,5 +1,5 @@
-"""The one connection and transaction of a request (``request.db``), its after-commit and
-on-rollback callbacks, and savepoints (the transaction tween ends the transaction)."""
+"""The one connection and transaction of a request (``request.db``), its on-begin, after-commit
+and on-rollback callbacks, and savepoints (the transaction tween ends the transaction)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,26 @@ from shopsvc.db.schema import migrate
 
 log = logging.getLogger(__name__)
 
+#: Where the callbacks to run on the request's connection right after its transaction begins
+#: wait (:func:`on_begin`).
+ON_BEGIN = "shopsvc.on_begin"
+
+
+def on_begin(request: Request, callback: Callable[[Connection], None]) -> None:
+    """Run ``callback(connection)`` when the request's transaction is opened, before any other
+    statement of it (the claim of an ``Idempotency-Key``: a write's first statement, taken only
+    once the view has done its network I/O). What it raises is raised where ``request.db`` was
+    first asked for; the transaction stays open for the transaction tween to end."""
+    request.environ.setdefault(ON_BEGIN, []).append(callback)
+
 
 def _request_db(request: Request) -> Connection:
-    """The request's connection, in a transaction the transaction tween ends."""
+    """The request's connection, in a transaction the transaction tween ends. Once opened it is
+    the one connection of the request, even when an on-begin callback raised (``request.db``
+    then was not kept and is asked for again)."""
+    opened = request.environ.get("shopsvc.connection")
+    if opened is not None:
+        return opened
     connection: Connection = request.registry.engine.connect()
     connection.info["write"] = request.method not in ("GET", "HEAD")
     connection.info["request_id"] = request.request_id  # for the slow statement log
@@ -26,6 +43,8 @@ def _request_db(request: Request) -> Connection:
         defer_begin(connection)
     connection.begin()
     request.environ["shopsvc.connection"] = connection
+    for callback in request.environ.pop(ON_BEGIN, []):
+        callback(connection)
     return connection
 
 

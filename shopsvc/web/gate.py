@@ -2,7 +2,8 @@
 the method override, odd paths (``//``, ``.``, ``..``) and bodies over the limit refused, JSONP
 refused, authentication before routing (everything under the API root but the root itself and the
 public documentation), unknown methods and trailing slashes refused; an ``Idempotency-Key``
-claimed or answered (``idempotency.py``)."""
+answered from its committed response, or left to be claimed by the first statement of the
+request's transaction, after the view's network I/O (``idempotency.py``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pyramid.registry import Registry
 from pyramid.request import Request
 from pyramid.response import Response
 
+from shopsvc.db import request as db_request
 from shopsvc.errors import ApiError, no_route
 from shopsvc.web import idempotency, rate_limit
 from shopsvc.web.access import IDENTITY
@@ -111,6 +113,8 @@ def gate_tween_factory(handler: Callable[[Request], Response], registry: Registr
             replay = idempotency.begin(request)
             if replay is not None:
                 return replay
+            if db_request.ON_BEGIN in request.environ:  # the claim waits for the transaction
+                return idempotency.run(request, handler)
         return handler(request)
 
     return gate_tween

@@ -1,20 +1,28 @@
 """``Idempotency-Key`` on the writes under the API root (issue 24; the IETF draft "The
 Idempotency-Key HTTP Header Field", with Stripe's semantics; docs/client-guide.md).
 
-A POST, PUT, PATCH or DELETE that carries the header claims the key, scoped to the caller's
-consumer key, at the start of the request's transaction (:func:`begin`, called by the gate once
-the caller is known); a success stores its response in the same transaction (:func:`record`,
-called by the transaction tween before the commit), so a committed key always holds the response
-of a committed change, and a failure (rolled back) leaves nothing behind. A repeat of the same
-request (:func:`fingerprint`) gets the stored response again with ``Idempotent-Replayed: true``
-and runs nothing; the same key with another request is 422
-``shop_api_idempotency_key_mismatch``; a key that is not 1–255 visible ASCII characters is 400
-``shop_api_invalid_idempotency_key``.
+A POST, PUT, PATCH or DELETE that carries the header is answered by the gate, once the caller is
+known (:func:`begin`), when its key already holds a committed response: a repeat of the same
+request (:func:`fingerprint`) gets it again with ``Idempotent-Replayed: true`` and runs nothing;
+the same key with another request is 422 ``shop_api_idempotency_key_mismatch``; a key that is
+not 1–255 visible ASCII characters is 400 ``shop_api_invalid_idempotency_key``. That look-up is
+a short read transaction of its own, which takes no write lock.
 
-A repeat that arrives while the first request is still running waits for it: on PostgreSQL the
-claim's INSERT waits on the first's uncommitted row (then replays its committed response, or
-runs if the first was rolled back); SQLite's writers never overlap, so the repeat starts after
-the first has committed and replays. A wait past ``shopsvc.db_lock_timeout`` is 409
+Otherwise the key, scoped to the caller's consumer key, is claimed by the first statement of the
+request's transaction (``db.request.on_begin``), not before: a view does its network I/O (image
+downloads, the delivery URL's name resolution) before it opens the transaction, and no request
+holds the write lock (SQLite) or the key's row (PostgreSQL) across network I/O. A success stores
+its response in the same transaction (:func:`record`, called by the transaction tween before the
+commit), so a committed key always holds the response of a committed change, and a failure
+(rolled back) leaves nothing behind.
+
+A repeat that arrives while the first request is still running waits for it at its claim: on
+PostgreSQL the claim's INSERT waits on the first's uncommitted row; SQLite's writers never
+overlap, so the repeat claims after the first has committed. A claim that finds the key
+committed meanwhile raises :class:`Answered`: the gate answers with the replay (or the 422)
+instead of the view, and the transaction tween rolls the transaction back (nothing was written
+in it; the on-rollback callbacks delete what the view downloaded). A rolled-back first leaves
+the key to the repeat. A wait past ``shopsvc.db_lock_timeout`` is 409
 ``shop_api_idempotency_key_in_use`` with ``Retry-After``. Without the header a request pays one
 dictionary lookup here and one in the transaction tween.
 """
@@ -24,11 +32,15 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+from collections.abc import Callable
+from functools import partial
 
 from pyramid.request import Request
 from pyramid.response import Response
+from sqlalchemy import Connection
 from sqlalchemy.exc import DBAPIError
 
+from shopsvc.db.request import ON_BEGIN, on_begin
 from shopsvc.errors import ApiError, is_busy
 from shopsvc.sql import idempotency as idempotency_sql
 from shopsvc.sql import idempotency_writes as idempotency_writes_sql
@@ -44,6 +56,8 @@ MAX_LENGTH = 255
 _QUOTED = frozenset('"\\')
 #: Where the claimed row's id waits for :func:`record`.
 ENVIRON_ROW = "shopsvc.idempotency"
+#: Set when the claim answered for the request (:func:`was_answered`).
+ENVIRON_ANSWERED = "shopsvc.idempotency_answered"
 #: Query parameters that change on every try of the same request (OAuth 1.0a's nonce, timestamp
 #: and signature; the query-string credentials), left out of the fingerprint.
 _CREDENTIAL_PARAMS = ("oauth_", "consumer_key", "consumer_secret")
@@ -114,36 +128,97 @@ def _replay(row: object) -> Response:
     return response
 
 
-def begin(request: Request) -> Response | None:
-    """Claim the request's key, or answer for it: None when the request runs (a new key, or no
-    header, or a safe method), the stored response when it is a repeat. Raises the 400, 422 or
-    409. Called by the gate once the caller is authenticated."""
-    value = request.environ.get(ENVIRON_HEADER)
-    if value is None or request.method not in METHODS:
-        return None
-    key = parse_key(value)
-    key_id = request.identity.key_id
-    print_ = fingerprint(request)
+class Answered(Exception):
+    """The claim found the key committed by another request since the gate looked: its replay,
+    or the 422 or 409, answers instead of the view. Not an :class:`ApiError`, so that nothing
+    between the view and the gate (a bulk element's error item) takes it for its own."""
+
+    def __init__(self, answer: Response | ApiError) -> None:
+        super().__init__(answer)
+        self.answer = answer
+
+
+def _claim(request: Request, key_id: int, key: str, print_: str, conn: Connection) -> None:
+    """Claim the key as the first statement of the request's transaction; raises
+    :class:`Answered` when another request holds it."""
     now = utc_now()
     expires_at = now + dt.timedelta(hours=request.shop.idempotency_hours)
-    conn = request.db
     try:
         row_id = idempotency_writes_sql.claim(conn, key_id, key, print_, now, expires_at)
     except DBAPIError as exc:
         # PostgreSQL: the first request holds the key past the lock timeout (SQLite waits for
         # the write lock, any writer's, before: its busy error stays 503 shop_api_busy)
         if is_busy(exc) and conn.dialect.name == "postgresql":
-            raise key_in_use() from None
+            raise Answered(key_in_use()) from None
         raise
     if row_id is not None:
         request.environ[ENVIRON_ROW] = row_id
-        return None
+        return
     row = idempotency_sql.get_key(conn, key_id, key)
     if row is None or row["status"] is None:  # cannot be (committed with its response): busy
-        raise key_in_use()
+        raise Answered(key_in_use())
     if row["fingerprint"] != print_:
-        raise key_mismatch()
-    return _replay(row)
+        raise Answered(key_mismatch())
+    raise Answered(_replay(row))
+
+
+def begin(request: Request) -> Response | None:
+    """Answer for the request's key, or have it claimed: None when the request runs (a new key,
+    or no header, or a safe method), the stored response when it is a repeat of a committed
+    request. Raises the 400 or 422. Called by the gate once the caller is authenticated.
+
+    The committed row is looked for in a short read transaction of its own (on SQLite a
+    deferred one, which takes no write lock); the claim is left to the first statement of the
+    request's transaction (``db.request.on_begin``), so that the view's network I/O before it
+    (image downloads, the delivery URL's name resolution) holds no lock."""
+    value = request.environ.get(ENVIRON_HEADER)
+    if value is None or request.method not in METHODS:
+        return None
+    key = parse_key(value)
+    key_id = request.identity.key_id
+    print_ = fingerprint(request)
+    opened = request.environ.get("shopsvc.connection")
+    if opened is not None:  # the transaction is open already: claim in it now
+        try:
+            _claim(request, key_id, key, print_, opened)
+        except Answered as answered:
+            return _answered(request, answered)
+        return None
+    with request.registry.engine.connect() as conn, conn.begin():
+        row = idempotency_sql.get_key(conn, key_id, key, live_at=utc_now())
+    if row is not None and row["status"] is not None:
+        if row["fingerprint"] != print_:
+            raise key_mismatch()
+        return _replay(row)
+    on_begin(request, partial(_claim, request, key_id, key, print_))
+    return None
+
+
+def _answered(request: Request, answered: Answered) -> Response:
+    """The answer of a claim that found the key taken: the request's transaction (which wrote
+    nothing) is rolled back, whatever the answer's status (:func:`was_answered`)."""
+    request.environ[ENVIRON_ANSWERED] = True
+    if isinstance(answered.answer, ApiError):
+        raise answered.answer from None
+    return answered.answer
+
+
+def run(request: Request, handler: Callable[[Request], Response]) -> Response:
+    """Run the view of a request whose key :func:`begin` left to be claimed; the claim's answer
+    replaces the view's. A success that never opened the transaction claims the key after it,
+    so that its response is stored like any other."""
+    try:
+        response = handler(request)
+        if response.status_code < 400 and ON_BEGIN in request.environ:
+            request.db  # noqa: B018 (opens the transaction: the claim)
+        return response
+    except Answered as answered:
+        return _answered(request, answered)
+
+
+def was_answered(request: Request) -> bool:
+    """Whether the request was answered by its key's claim (its transaction must not commit)."""
+    return ENVIRON_ANSWERED in request.environ
 
 
 def record(request: Request, response: Response) -> None:

@@ -1,9 +1,9 @@
 """The transaction tween: undecodable paths and queries answered first; the request's webhook
 events queued in the outbox (and the response of a request with an ``Idempotency-Key`` stored
 beside its change: ``idempotency.py``), then its transaction committed on success (a busy
-database → 503 ``shop_api_busy``) or rolled back on any error (then the on-rollback callbacks,
-which delete files the request stored); the after-commit callbacks (the webhook ping) run before
-the response leaves."""
+database → 503 ``shop_api_busy``) or rolled back on any error, or when the claim of its key
+answered for it (then the on-rollback callbacks, which delete files the request stored); the
+after-commit callbacks (the webhook ping) run before the response leaves."""
 
 from __future__ import annotations
 
@@ -94,7 +94,11 @@ def transaction_tween_factory(handler: Callable[[Request], Response], registry: 
                 response = error_response(request, undecodable)
             else:
                 response = handler(request)
-            success = response.status_code < 400 and getattr(request, "exception", None) is None
+            success = (
+                response.status_code < 400
+                and getattr(request, "exception", None) is None
+                and not idempotency.was_answered(request)
+            )
             try:
                 if success:
                     idempotency.record(request, response)
