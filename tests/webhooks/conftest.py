@@ -24,9 +24,13 @@ def receiver() -> Iterator[Receiver]:
 def make_shop(
     build_app: Callable[..., TestApp], make_key: Callable[..., Credentials], no_ping: None
 ) -> Callable[..., Shop]:
-    """A :class:`Shop` with ``FAST`` and the given ini settings (webhook pings patched out)."""
+    """A :class:`Shop` with ``FAST`` and the given ini settings (webhook pings patched out).
+
+    The key is made before the app: an app that delivers in process starts its worker thread,
+    whose first pass may hold SQLite's write lock while a loaded machine runs it."""
 
     def make(**settings: str) -> Shop:
-        return Shop(build_app(**{**FAST, **settings}), make_key())
+        key = make_key()
+        return Shop(build_app(**{**FAST, **settings}), key)
 
     return make
