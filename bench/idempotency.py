@@ -32,20 +32,19 @@ import tempfile
 import time
 from collections.abc import Callable
 
+import sqlalchemy as sa
+
 ROOT_DIR = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
 from bench.common import (  # noqa: E402
-    admin_key,
-    analyze,
     basic_auth,
     load_average,
     scratch_database,
+    seeded_engine,
     wsgi_request,
 )
 from shopsvc import main as app_main  # noqa: E402
-from shopsvc.db.engine import make_engine  # noqa: E402
-from shopsvc.db.schema import migrate  # noqa: E402
 from shopsvc.testing.catalog import CatalogFactory  # noqa: E402
 
 API = "/shop-api/v3"
@@ -61,12 +60,11 @@ def _timed(call: Callable[[], int], expect: int) -> float:
 
 
 def run(url: str, repeat: int, warmup: int) -> None:
-    engine = make_engine(url)
-    migrate(engine)
-    factory = CatalogFactory(engine)
-    product_ids = [factory.product(f"Thing {n}", regular_price="10") for n in range(3)]
-    analyze(engine)
-    key, secret = admin_key(engine)
+    def seed(engine: sa.Engine) -> list[int]:
+        factory = CatalogFactory(engine)
+        return [factory.product(f"Thing {n}", regular_price="10") for n in range(3)]
+
+    engine, product_ids, key, secret = seeded_engine(url, seed)
     auth = {"Authorization": basic_auth(key, secret)}
     body = json.dumps(
         {
