@@ -16,6 +16,16 @@ from tests.helpers.sql import insert, update
 URL = ROOT + "/webhooks"
 #: A delivery URL nothing listens on (the discard port of this machine).
 NOWHERE = "http://127.0.0.1:9/hook"
+#: The legacy webhook headers of a delivery, in the order the sender sets them.
+WEBHOOK_HEADERS = [
+    "X-Shop-Webhook-Source",
+    "X-Shop-Webhook-Topic",
+    "X-Shop-Webhook-Resource",
+    "X-Shop-Webhook-Event",
+    "X-Shop-Webhook-Signature",
+    "X-Shop-Webhook-ID",
+    "X-Shop-Webhook-Delivery-ID",
+]
 
 
 def create_webhook(api: TestApp, root: str = ROOT, **fields: Any) -> dict[str, Any]:

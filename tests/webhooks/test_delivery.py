@@ -34,6 +34,7 @@ from tests.helpers.deliveries import NOTHING, Shop, counts
 from tests.helpers.order_writes import product
 from tests.helpers.orders import URL as ORDERS
 from tests.helpers.receivers import Answer, Receiver, closed, free_port, held, redirect, slow
+from tests.helpers.webhooks import WEBHOOK_HEADERS
 
 #: Retries due at once and short sends: a test makes each attempt with one more pass.
 #: For the tests whose receiver holds a request until told: no send times out meanwhile, even
@@ -41,16 +42,6 @@ from tests.helpers.receivers import Answer, Receiver, closed, free_port, held, r
 #: turning the held send into a failed attempt and its delivery into a retry not yet due).
 HELD = {"shopsvc.webhooks.timeout": "30"}
 SIGNATURE = "X-Shop-Webhook-Signature"
-#: The webhook headers of a delivery, in the order the sender sets them.
-WEBHOOK_HEADERS = [
-    "X-Shop-Webhook-Source",
-    "X-Shop-Webhook-Topic",
-    "X-Shop-Webhook-Resource",
-    "X-Shop-Webhook-Event",
-    "X-Shop-Webhook-Signature",
-    "X-Shop-Webhook-ID",
-    "X-Shop-Webhook-Delivery-ID",
-]
 
 
 class FakeClock:

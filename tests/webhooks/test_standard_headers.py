@@ -22,21 +22,13 @@ from shopsvc.sql.tables import webhooks
 from tests.helpers.api import Credentials
 from tests.helpers.deliveries import Shop, counts
 from tests.helpers.receivers import Answer, Receiver
-from tests.helpers.webhooks import create_webhook
+from tests.helpers.webhooks import WEBHOOK_HEADERS, create_webhook
 
 SECRET = "the webhook's own secret ☺"
 FAST = {"shopsvc.webhooks.retry_base_seconds": "0", "shopsvc.webhooks.timeout": "2"}
 #: The receiver's tolerance for the timestamp (seconds).
 TOLERANCE = 5 * 60
-LEGACY = {
-    "X-Shop-Webhook-Source",
-    "X-Shop-Webhook-Topic",
-    "X-Shop-Webhook-Resource",
-    "X-Shop-Webhook-Event",
-    "X-Shop-Webhook-Signature",
-    "X-Shop-Webhook-ID",
-    "X-Shop-Webhook-Delivery-ID",
-}
+LEGACY = set(WEBHOOK_HEADERS)
 STANDARD = {"webhook-id", "webhook-timestamp", "webhook-signature"}
 
 
