@@ -17,11 +17,9 @@ import json
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import colander
 import pytest
@@ -38,6 +36,7 @@ from shopsvc.openapi.table import view_docs
 from shopsvc.sql.tables import reviews, utc_now
 from shopsvc.validation import products, taxes
 from tests.helpers.api import LEGACY_ROOT, LEGACY_SETTINGS, ROOT, Credentials
+from tests.helpers.live import served
 from tests.helpers.sql import insert
 
 PACKAGE = Path(__file__).parent.parent.parent / "shopsvc"
@@ -644,24 +643,11 @@ def generated_client(
             del sys.modules[name]
 
 
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture
 def live_url(app: TestApp) -> Iterator[str]:
     """The test application served over HTTP on 127.0.0.1."""
-    server = make_server("127.0.0.1", 0, app.app, handler_class=_QuietHandler)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-    )
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}{ROOT}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served(app.app, ROOT) as url:
+        yield url
 
 
 def test_a_generated_client_lists_and_creates_products(

@@ -16,12 +16,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from socketserver import ThreadingMixIn
-from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import pytest
 import sqlalchemy as sa
@@ -29,20 +25,12 @@ from webtest import TestApp
 
 from shopsvc.settings import load_settings
 from tests.helpers.api import ROOT, Credentials
+from tests.helpers.live import served
 
 ROOT_DIR = Path(__file__).parent.parent.parent
 MAX_TIME = 25
 #: The checks the hooks replace, and the one decisions.md overrules (see the module docstring).
 EXCLUDED = ("positive_data_acceptance", "use_after_free", "unsupported_method")
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-class _ThreadingServer(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
 
 
 @pytest.fixture
@@ -54,18 +42,8 @@ def seeded_url(
 
     shop = load_settings({"sqlalchemy.url": database_url, "shopsvc.media_dir": str(tmp_path)})
     seed.run(engine, shop, seed.SeedOptions(products=8, customers=3, orders=10, progress=False))
-    server = make_server(
-        "127.0.0.1", 0, app.app, server_class=_ThreadingServer, handler_class=_QuietHandler
-    )
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-    )
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}{ROOT}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served(app.app, ROOT) as url:
+        yield url
 
 
 def test_schemathesis_finds_no_failure(seeded_url: str, admin: Credentials, tmp_path: Path) -> None:
