@@ -33,8 +33,7 @@ def refused_delivery_url(url: str, allow_private: bool) -> bool:
     if allow_private:
         return False
     try:
-        parts = urlsplit(url)
-        host, port = parts.hostname, parts.port
+        host = urlsplit(url).hostname
     except ValueError:
         return False
-    return bool(host) and refused_host(host, port or (443 if parts.scheme == "https" else 80))
+    return bool(host) and refused_host(host)  # the port plays no part in what a name resolves to
